@@ -1,0 +1,242 @@
+"""The search's board: a python-chess :class:`chess.Board` plus state the engine
+keeps up to date itself around ``push``/``pop``.
+
+python-chess recomputes nothing we need cheaply: its Polyglot hash costs about
+20 µs and its repetition test replays the move stack. So :class:`Position` keeps
+
+* a 64-bit Zobrist key, updated from the move in a couple of microseconds. It uses
+  the Polyglot random numbers, so for standard chess it equals
+  ``chess.polyglot.zobrist_hash(board)``; castling rights are keyed by the rook's
+  square, with extra keys for Chess960 rook squares;
+* the evaluation's midgame and endgame sums and the game phase;
+* a stack of the keys of every position since the start of the game, for repetition
+  detection that counts the game history before the root.
+
+``push`` expects a legal move (or at least a pseudo-legal one that python-chess
+accepts), exactly as ``chess.Board.push`` does.
+"""
+
+from __future__ import annotations
+
+import random
+
+import chess
+from chess.polyglot import POLYGLOT_RANDOM_ARRAY
+
+from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
+
+__all__ = ["Position", "compute_key"]
+
+_PAWN, _ROOK, _KING = chess.PAWN, chess.ROOK, chess.KING
+_BB_SQUARES = chess.BB_SQUARES
+_BB_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+
+
+def _piece_key(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
+    return POLYGLOT_RANDOM_ARRAY[64 * ((piece_type - 1) * 2 + int(color)) + square]
+
+
+#: Castling rights keyed by the square of the rook that holds them. The four corners
+#: use Polyglot's castling numbers; the other squares (Chess960) get numbers of their
+#: own from a fixed seed.
+_rng = random.Random(0x626C69747A61636F)  # "blitzaco"
+_CASTLE_SQUARE_KEY = [_rng.getrandbits(64) for _ in chess.SQUARES]
+_CASTLE_SQUARE_KEY[chess.H1] = POLYGLOT_RANDOM_ARRAY[768]
+_CASTLE_SQUARE_KEY[chess.A1] = POLYGLOT_RANDOM_ARRAY[769]
+_CASTLE_SQUARE_KEY[chess.H8] = POLYGLOT_RANDOM_ARRAY[770]
+_CASTLE_SQUARE_KEY[chess.A8] = POLYGLOT_RANDOM_ARRAY[771]
+del _rng
+_EP_FILE_KEY = tuple(POLYGLOT_RANDOM_ARRAY[772 + file] for file in range(8))
+_WHITE_TO_MOVE_KEY = POLYGLOT_RANDOM_ARRAY[780]
+_castle_key_cache: dict[int, int] = {}
+
+
+def _castle_key(rights: chess.Bitboard) -> int:
+    key = _castle_key_cache.get(rights)
+    if key is None:
+        key = 0
+        for square in chess.scan_forward(rights):
+            key ^= _CASTLE_SQUARE_KEY[square]
+        _castle_key_cache[rights] = key
+    return key
+
+
+def _ep_key(board: chess.Board) -> int:
+    """En passant is keyed only when a pawn of the side to move could capture
+    (pseudo-legally), as in Polyglot."""
+    ep = board.ep_square
+    if ep is not None and board.pawns & board.occupied_co[board.turn] & _BB_PAWN_ATTACKS[not board.turn][ep]:
+        return _EP_FILE_KEY[ep & 7]
+    return 0
+
+
+def compute_key(board: chess.Board) -> int:
+    """The Zobrist key of *board* from scratch (slow; the reference for tests)."""
+    key = 0
+    for square, piece in board.piece_map().items():
+        key ^= _piece_key(piece.color, piece.piece_type, square)
+    key ^= _castle_key(board.clean_castling_rights())
+    key ^= _ep_key(board)
+    if board.turn == chess.WHITE:
+        key ^= _WHITE_TO_MOVE_KEY
+    return key
+
+
+#: ``_Tables[color][piece_type][square] == (zobrist, mg, eg)``
+_Tables = tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...]
+
+
+def _combine(psq: PsqTable) -> _Tables:
+    return tuple(
+        tuple(
+            tuple((_piece_key(color, pt, sq), *psq[color][pt][sq]) for sq in chess.SQUARES) if pt else ()
+            for pt in range(7)
+        )
+        for color in (chess.BLACK, chess.WHITE)
+    )
+
+
+_tables_cache: dict[int, tuple[PsqTable, _Tables]] = {}
+
+
+def _tables_for(psq: PsqTable) -> _Tables:
+    cached = _tables_cache.get(id(psq))
+    if cached is None or cached[0] is not psq:
+        cached = (psq, _combine(psq))
+        _tables_cache.clear()
+        _tables_cache[id(psq)] = cached
+    return cached[1]
+
+
+class Position:
+    """A board with incrementally maintained key, evaluation sums and key history.
+
+    Not thread-safe: one search owns one Position.
+    """
+
+    __slots__ = ("board", "key", "mg", "eg", "phase", "keys", "root_index", "_castle", "_ep", "_undo", "_tables")
+
+    def __init__(self, board: chess.Board, psq: PsqTable) -> None:
+        """Copy *board* (with its move history, whose keys are replayed for
+        repetition detection) and compute the incremental state from scratch."""
+        self._tables = _tables_for(psq)
+        root = board.root()
+        root.castling_rights = root.clean_castling_rights()
+        self.board = root
+        self.key = compute_key(root)
+        self.mg = self.eg = self.phase = 0
+        for square, piece in root.piece_map().items():
+            _, m, e = self._tables[piece.color][piece.piece_type][square]
+            self.mg += m
+            self.eg += e
+            self.phase += PHASE_WEIGHT[piece.piece_type]
+        self._castle = root.castling_rights
+        self._ep = _ep_key(root)
+        self.keys = [self.key]
+        self._undo: list[tuple[int, int, int, int, int, int]] = []
+        for move in board.move_stack:
+            self.push(move)
+        self.root_index = len(self.keys) - 1
+
+    # ------------------------------------------------------------------ make/unmake
+
+    def push(self, move: chess.Move) -> None:
+        """Make *move*; the key, sums and history follow."""
+        board = self.board
+        us = board.turn
+        frm = move.from_square
+        to = move.to_square
+        mine = self._tables[us]
+        piece_type: int = board.piece_type_at(frm)  # type: ignore[assignment]  # a legal move has a piece
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self._castle, self._ep))
+        key = self.key ^ self._ep ^ _WHITE_TO_MOVE_KEY
+        z, m, e = mine[piece_type][frm]
+        key ^= z
+        mg = self.mg - m
+        eg = self.eg - e
+        phase = self.phase
+        own_target = board.occupied_co[us] & _BB_SQUARES[to]
+        if piece_type == _KING and (own_target or to - frm == 2 or frm - to == 2):
+            # Castling, written king-takes-rook (Chess960) or king-two-squares.
+            rook_from = to if own_target else (to | 7 if to > frm else to & 56)
+            rank = frm & 56
+            king_to, rook_to = (rank + 6, rank + 5) if rook_from > frm else (rank + 2, rank + 3)
+            z, m, e = mine[_ROOK][rook_from]
+            key ^= z
+            mg -= m
+            eg -= e
+            z, m, e = mine[_KING][king_to]
+            key ^= z
+            mg += m
+            eg += e
+            z, m, e = mine[_ROOK][rook_to]
+            key ^= z
+            mg += m
+            eg += e
+        else:
+            captured = board.piece_type_at(to)
+            if captured:
+                z, m, e = self._tables[not us][captured][to]
+                key ^= z
+                mg -= m
+                eg -= e
+                phase -= PHASE_WEIGHT[captured]
+            elif piece_type == _PAWN and to == board.ep_square and (to - frm) & 7:
+                z, m, e = self._tables[not us][_PAWN][to - 8 if us else to + 8]
+                key ^= z
+                mg -= m
+                eg -= e
+            if move.promotion:
+                piece_type = move.promotion
+                phase += PHASE_WEIGHT[piece_type]
+            z, m, e = mine[piece_type][to]
+            key ^= z
+            mg += m
+            eg += e
+        board.push(move)
+        rights = board.castling_rights
+        if rights != self._castle:
+            key ^= _castle_key(self._castle) ^ _castle_key(rights)
+            self._castle = rights
+        ep = board.ep_square
+        if ep is not None and board.pawns & board.occupied_co[not us] & _BB_PAWN_ATTACKS[us][ep]:
+            self._ep = _EP_FILE_KEY[ep & 7]
+            key ^= self._ep
+        else:
+            self._ep = 0
+        self.key = key
+        self.mg = mg
+        self.eg = eg
+        self.phase = phase
+        self.keys.append(key)
+
+    def pop(self) -> None:
+        """Unmake the last move made with :meth:`push`."""
+        self.board.pop()
+        self.key, self.mg, self.eg, self.phase, self._castle, self._ep = self._undo.pop()
+        self.keys.pop()
+
+    @property
+    def ply(self) -> int:
+        """Moves made since the root of the search."""
+        return len(self.keys) - 1 - self.root_index
+
+    # -------------------------------------------------------------------- draws
+
+    def is_repetition(self) -> bool:
+        """True when the position repeats one that occurred after the root, or occurs
+        for the third time counting the game history before the root."""
+        keys = self.keys
+        last = len(keys) - 1
+        key = keys[last]
+        stop = max(last - self.board.halfmove_clock, 0)
+        root = self.root_index
+        seen = 0
+        for index in range(last - 4, stop - 1, -2):
+            if keys[index] == key:
+                if index > root:
+                    return True
+                seen += 1
+                if seen == 2:
+                    return True
+        return False

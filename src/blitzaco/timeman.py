@@ -1,0 +1,142 @@
+"""Time management: turning ``go`` limits into a soft and a hard deadline, and the
+control object the UCI thread and the search thread share.
+
+* soft limit: no new iteration starts after it;
+* hard limit: the search is aborted when it passes.
+
+For a clock (``wtime``/``btime``) the budget is computed from the remaining time
+minus ``Move Overhead``; a move never takes more than ``max_share`` of that, so the
+clock cannot run out however long the game. ``movetime`` is a hard and soft limit of
+its own. ``go ponder`` has no deadline until ``ponderhit``, when the clock given
+with the ``go`` starts to run from that moment.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import chess
+
+from blitzaco.config import TimeConfig
+
+__all__ = ["Limits", "TimeBudget", "time_budget", "SearchControl"]
+
+
+@dataclass
+class Limits:
+    """What a ``go`` command asked for. Times are in milliseconds."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    movetime: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    searchmoves: list[chess.Move] = field(default_factory=list)
+
+    def clock(self, color: chess.Color) -> tuple[int | None, int]:
+        """(remaining time or None, increment) of *color*."""
+        if color == chess.WHITE:
+            return self.wtime, self.winc or 0
+        return self.btime, self.binc or 0
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    soft_ms: float
+    hard_ms: float
+
+
+def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: TimeConfig) -> TimeBudget | None:
+    """The soft and hard limits for the side *color* to move, or None when the
+    limits set no time (depth, nodes, mate or infinite searches)."""
+    budgets = []
+    if limits.movetime is not None:
+        movetime = max(limits.movetime, 1)
+        budgets.append(TimeBudget(movetime, movetime))
+    remaining, increment = limits.clock(color)
+    if remaining is not None:
+        remaining = max(remaining - overhead_ms, 1)
+        moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else config.moves_to_go
+        optimum = remaining / moves_to_go + config.increment_use * max(increment, 0)
+        hard = min(config.hard_factor * optimum, config.max_share * remaining)
+        soft = min(config.soft_factor * optimum, hard)
+        budgets.append(TimeBudget(soft, hard))
+    if not budgets:
+        return None
+    return TimeBudget(min(b.soft_ms for b in budgets), min(b.hard_ms for b in budgets))
+
+
+class SearchControl:
+    """Shared by the UCI thread (which stops or ponderhits) and the search thread
+    (which polls). Deadlines are ``time.perf_counter()`` values; plain attribute
+    reads and writes, which are atomic in CPython, carry the state across."""
+
+    def __init__(self, limits: Limits, budget: TimeBudget | None) -> None:
+        self.limits = limits
+        self.budget = budget
+        self.start = time.perf_counter()
+        self.soft_deadline: float | None = None
+        self.hard_deadline: float | None = None
+        self.pondering = limits.ponder
+        self._stop = threading.Event()
+        self._released = threading.Event()
+        if budget is not None and not self.pondering:
+            self._arm(self.start)
+
+    def _arm(self, origin: float) -> None:
+        assert self.budget is not None
+        self.soft_deadline = origin + self.budget.soft_ms / 1000.0
+        self.hard_deadline = origin + self.budget.hard_ms / 1000.0
+
+    # called by the UCI thread -------------------------------------------------
+
+    def stop(self) -> None:
+        """Abort the search and let its result be printed."""
+        self._stop.set()
+        self._released.set()
+
+    def ponderhit(self) -> None:
+        """The opponent played the expected move: the clock runs from now."""
+        if not self.pondering:
+            return
+        if self.budget is not None:
+            self._arm(time.perf_counter())
+        self.pondering = False
+        if not self.limits.infinite:
+            self._released.set()
+
+    # called by the search thread ----------------------------------------------
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.start) * 1000.0
+
+    def hard_expired(self) -> bool:
+        if self._stop.is_set():
+            return True
+        deadline = self.hard_deadline
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def soft_expired(self) -> bool:
+        if self._stop.is_set():
+            return True
+        deadline = self.soft_deadline
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def wait_until_released(self) -> None:
+        """Block while the result may not be printed yet: ``go infinite`` waits for
+        ``stop``, ``go ponder`` for ``ponderhit`` or ``stop`` (UCI forbids a
+        ``bestmove`` before them)."""
+        if self.limits.infinite or self.pondering:
+            self._released.wait()

@@ -1,0 +1,568 @@
+"""The UCI protocol over stdin/stdout.
+
+This module only translates: it parses commands, owns the game's
+:class:`chess.Board`, the options and the search thread, and prints. How moves are
+chosen is :class:`blitzaco.engine.Engine`'s business.
+
+Robustness rules:
+
+* every line written is flushed at once; ``isready`` is answered at once, also while
+  a search runs (the search runs in a worker thread, the main thread keeps reading);
+* bad input never kills the engine or changes its state: an unknown command, a bad
+  FEN, an illegal move, a malformed number, an over-long or non-UTF-8 line each get
+  an ``info string error: ...`` and the last good position stays;
+* as the UCI specification asks, unknown tokens before a command are skipped
+  (``joho debug on`` switches debug on);
+* every ``go`` ends in exactly one ``bestmove`` (``bestmove 0000`` when there is no
+  legal move), after ``stop`` or ``ponderhit`` for ``go infinite`` / ``go ponder``;
+* EOF on stdin is ``quit``.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+import chess
+
+from blitzaco import ENGINE_AUTHOR, ENGINE_NAME, __version__
+from blitzaco.config import Config, ConfigError, load_config
+from blitzaco.engine import DEFAULT_HASH_MB, CurrMove, Engine, Reporter, SearchInfo, ThinkResult
+from blitzaco.search import Bound, mate_in
+from blitzaco.timeman import Limits, SearchControl, time_budget
+
+__all__ = ["UciProtocol", "main", "format_score", "MAX_LINE_BYTES"]
+
+#: Longest input line accepted (bytes). A game of several thousand moves fits.
+MAX_LINE_BYTES = 1 << 20
+
+_COMMANDS = (
+    "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position",
+    "go", "stop", "ponderhit", "quit", "d", "eval",
+)
+
+#: Position problems python-chess cannot search safely.
+_UNPLAYABLE = (
+    chess.STATUS_EMPTY
+    | chess.STATUS_NO_WHITE_KING
+    | chess.STATUS_NO_BLACK_KING
+    | chess.STATUS_TOO_MANY_KINGS
+    | chess.STATUS_PAWNS_ON_BACKRANK
+    | chess.STATUS_OPPOSITE_CHECK
+    | chess.STATUS_INVALID_EP_SQUARE
+)
+_STATUS_TEXT = {
+    chess.STATUS_EMPTY: "the board is empty",
+    chess.STATUS_NO_WHITE_KING: "White has no king",
+    chess.STATUS_NO_BLACK_KING: "Black has no king",
+    chess.STATUS_TOO_MANY_KINGS: "there are too many kings",
+    chess.STATUS_PAWNS_ON_BACKRANK: "there are pawns on the first or last rank",
+    chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
+    chess.STATUS_INVALID_EP_SQUARE: "the en passant square is impossible",
+}
+
+_GO_INTEGERS = {
+    # name: (lowest accepted value, highest accepted value)
+    "depth": (1, 10_000),
+    "nodes": (1, 10**15),
+    "mate": (1, 10_000),
+    "movetime": (0, 10**12),
+    "wtime": (-(10**12), 10**12),
+    "btime": (-(10**12), 10**12),
+    "winc": (0, 10**12),
+    "binc": (0, 10**12),
+    "movestogo": (1, 10_000),
+}
+_GO_KEYWORDS = set(_GO_INTEGERS) | {"infinite", "ponder", "searchmoves"}
+
+
+def format_score(score: int) -> str:
+    mate = mate_in(score)
+    return f"score mate {mate}" if mate is not None else f"score cp {score}"
+
+
+def format_info(info: SearchInfo) -> str:
+    line = info.line
+    parts = ["info", f"depth {line.depth}", f"seldepth {line.seldepth}", f"multipv {line.multipv}"]
+    parts.append(format_score(line.score))
+    if line.bound != Bound.EXACT:
+        parts.append(line.bound)
+    parts += [
+        f"nodes {info.nodes}",
+        f"nps {info.nps}",
+        f"hashfull {info.hashfull}",
+        f"tbhits {info.tbhits}",
+        f"time {info.time_ms}",
+    ]
+    if line.pv:
+        # Moves come from a board in the right mode, so Move.uci() already writes
+        # castling king-takes-rook in Chess960 and king-two-squares otherwise.
+        parts.append("pv " + " ".join(move.uci() for move in line.pv))
+    return " ".join(parts)
+
+
+class _UciError(Exception):
+    """A command that cannot be carried out; the text becomes an info string."""
+
+
+@dataclass
+class _Option:
+    name: str
+    kind: str  # "check", "spin", "button" or "string"
+    default: Any = None
+    low: int | None = None
+    high: int | None = None
+    apply: Callable[[Any], str | None] | None = None
+
+    def declaration(self) -> str:
+        text = f"option name {self.name} type {self.kind}"
+        if self.kind == "check":
+            text += f" default {'true' if self.default else 'false'}"
+        elif self.kind == "spin":
+            text += f" default {self.default} min {self.low} max {self.high}"
+        elif self.kind == "string":
+            text += f" default {self.default or '<empty>'}"
+        return text
+
+    def parse(self, raw: str | None) -> Any:
+        """The typed value of *raw*, or :class:`_UciError` saying what is wrong."""
+        if self.kind == "button":
+            return None
+        if self.kind == "string":
+            return "" if raw is None or raw == "<empty>" else raw
+        if raw is None:
+            raise _UciError(f"option {self.name} needs a value")
+        if self.kind == "check":
+            if raw.lower() not in ("true", "false"):
+                raise _UciError(f"option {self.name} takes true or false, not '{_clip(raw)}'")
+            return raw.lower() == "true"
+        try:
+            number = int(raw)
+        except ValueError:
+            raise _UciError(f"option {self.name} takes an integer, not '{_clip(raw)}'") from None
+        assert self.low is not None and self.high is not None
+        if not self.low <= number <= self.high:
+            raise _UciError(f"option {self.name} value {number} is outside [{self.low}, {self.high}]")
+        return number
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Reporter(Reporter):
+    def __init__(self, protocol: UciProtocol, board: chess.Board) -> None:
+        self.protocol = protocol
+        self.board = board
+
+    def info(self, info: SearchInfo) -> None:
+        self.protocol.send(format_info(info))
+
+    def currmove(self, currmove: CurrMove) -> None:
+        self.protocol.send(
+            f"info depth {currmove.depth} currmove {currmove.move.uci()} currmovenumber {currmove.number}"
+        )
+
+    def message(self, text: str) -> None:
+        self.protocol.send(f"info string {text}")
+
+
+class UciProtocol:
+    """One UCI session: feed it lines with :meth:`handle`, or run :meth:`run`."""
+
+    def __init__(self, output: IO[str] | None = None, engine: Engine | None = None) -> None:
+        self.output = output if output is not None else sys.stdout
+        self.engine = engine if engine is not None else Engine()
+        self.board = chess.Board()
+        self.position_given = False
+        self.debug = False
+        self.chess960 = False
+        self._log: IO[str] | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._control: SearchControl | None = None
+        # Set by the search thread just before it prints bestmove: from then on a
+        # new go may start, although the thread may not have exited yet.
+        self._answered = threading.Event()
+        self.closed = False
+        self.options = {option.name.lower(): option for option in self._declare_options()}
+        self.values = {key: option.default for key, option in self.options.items()}
+
+    # ------------------------------------------------------------------ output
+
+    def send(self, text: str) -> None:
+        """Write one line and flush it. Thread-safe."""
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                self.output.write(text + "\n")
+                self.output.flush()
+            except (OSError, ValueError):
+                self.closed = True  # the GUI went away; the input loop will end
+                return
+            if self._log is not None:
+                self._write_log(">> " + text)
+
+    def _error(self, text: str) -> None:
+        self.send(f"info string error: {text}")
+
+    def _write_log(self, text: str) -> None:
+        try:
+            assert self._log is not None
+            self._log.write(text + "\n")
+            self._log.flush()
+        except (OSError, ValueError):
+            self._log = None
+
+    # ----------------------------------------------------------------- options
+
+    def _declare_options(self) -> list[_Option]:
+        return [
+            _Option("Debug Log File", "string", "", apply=self._set_log_file),
+            _Option("Threads", "spin", 1, 1, 1),
+            _Option("Hash", "spin", DEFAULT_HASH_MB, 1, 32768, apply=self._set_hash),
+            _Option("Clear Hash", "button", apply=lambda _: self.engine.clear_hash()),
+            _Option("Ponder", "check", False),
+            _Option("MultiPV", "spin", 1, 1, 256, apply=self._set_multipv),
+            _Option("Move Overhead", "spin", self.engine.move_overhead, 0, 5000, apply=self._set_overhead),
+            _Option("UCI_Chess960", "check", False, apply=self._set_chess960),
+            _Option("OwnBook", "check", self.engine.own_book, apply=self._set_own_book),
+            _Option("BookFile", "string", "", apply=self._set_book_file),
+            _Option("SyzygyPath", "string", "", apply=self._set_syzygy_path),
+            _Option("SyzygyProbeLimit", "spin", 7, 0, 7, apply=self._set_probe_limit),
+            _Option("ConfigFile", "string", "", apply=self._set_config_file),
+        ]
+
+    def _set_log_file(self, path: str) -> str | None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if path:
+            try:
+                self._log = open(path, "a", encoding="utf-8")
+            except OSError as err:
+                raise _UciError(f"cannot open debug log {path}: {err.strerror or err}") from None
+        return None
+
+    def _set_hash(self, megabytes: int) -> str | None:
+        try:
+            self.engine.resize_hash(megabytes)
+        except MemoryError:
+            raise _UciError(f"not enough memory for Hash {megabytes}") from None
+        return None
+
+    def _set_multipv(self, count: int) -> str | None:
+        self.engine.multipv = count
+        return None
+
+    def _set_overhead(self, ms: int) -> str | None:
+        self.engine.move_overhead = ms
+        return None
+
+    def _set_chess960(self, on: bool) -> str | None:
+        self.chess960 = on
+        self.board.chess960 = on or self.board.has_chess960_castling_rights()
+        return None
+
+    def _set_own_book(self, on: bool) -> str | None:
+        self.engine.own_book = on
+        if on and self.engine.probe.book is None:
+            return "OwnBook is on but no book is loaded (set BookFile)"
+        return None
+
+    def _set_book_file(self, path: str) -> str | None:
+        return self.engine.probe.open_book(path)
+
+    def _set_syzygy_path(self, value: str) -> str | None:
+        return self.engine.probe.open_tablebases(value)
+
+    def _set_probe_limit(self, pieces: int) -> str | None:
+        self.engine.probe.probe_limit = pieces
+        return None
+
+    def _set_config_file(self, path: str) -> str | None:
+        if not path:
+            self.engine.set_config(Config())
+            return "using the built-in configuration"
+        try:
+            config = load_config(path)
+        except ConfigError as err:
+            raise _UciError(f"config not loaded: {err}") from None
+        self.engine.set_config(config)
+        return f"configuration loaded from {path}"
+
+    # ------------------------------------------------------------------- input
+
+    def run(self, stream: IO[bytes] | None = None) -> None:
+        """Read commands until ``quit`` or end of input, then shut down."""
+        stream = stream if stream is not None else sys.stdin.buffer
+        try:
+            while not self.closed:
+                raw = stream.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                if len(raw) > MAX_LINE_BYTES:
+                    while raw and not raw.endswith(b"\n"):  # drop the rest of the line
+                        raw = stream.readline(MAX_LINE_BYTES)
+                    self._error(f"line longer than {MAX_LINE_BYTES} bytes ignored")
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    self._error("line is not valid UTF-8; ignored")
+                    continue
+                if not self.handle(line):
+                    break
+        except KeyboardInterrupt:
+            pass
+        self.shutdown()
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command line. Returns False after ``quit``."""
+        if self._log is not None:
+            self._write_log("<< " + line.rstrip("\r\n"))
+        tokens = [(match.group(), match.start()) for match in re.finditer(r"\S+", line)]
+        if not tokens:
+            return True
+        index = next((i for i, (token, _) in enumerate(tokens) if token in _COMMANDS), None)
+        if index is None:
+            self._error(f"unknown command '{_clip(line.strip())}'")
+            return True
+        command, start = tokens[index]
+        if index:
+            self._error(f"unknown token(s) '{_clip(line[:start].strip())}' ignored")
+        args = [token for token, _ in tokens[index + 1 :]]
+        rest = line[start + len(command) :].strip()
+        if command == "quit":
+            return False
+        try:
+            getattr(self, "_cmd_" + command)(args, rest)
+        except _UciError as err:
+            self._error(str(err))
+        except Exception as err:  # a bug must not take the engine down with it
+            traceback.print_exc(file=sys.stderr)
+            self._error(f"internal error in '{command}': {err!r}")
+        return True
+
+    def shutdown(self) -> None:
+        """Stop any search (its bestmove is still printed) and close files."""
+        self._stop_search()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        self.engine.probe.close_book()
+        self.engine.probe.close_tablebases()
+
+    # ---------------------------------------------------------------- commands
+
+    def _cmd_uci(self, args: list[str], rest: str) -> None:
+        self.send(f"id name {ENGINE_NAME} {__version__}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for option in self.options.values():
+            self.send(option.declaration())
+        self.send("uciok")
+
+    def _cmd_isready(self, args: list[str], rest: str) -> None:
+        self.send("readyok")
+
+    def _cmd_debug(self, args: list[str], rest: str) -> None:
+        if args[:1] == ["on"]:
+            self.debug = True
+        elif args[:1] == ["off"]:
+            self.debug = False
+        else:
+            raise _UciError("debug takes on or off")
+
+    def _cmd_register(self, args: list[str], rest: str) -> None:
+        if self.debug:
+            self.send("info string BlitzACO needs no registration")
+
+    def _cmd_ucinewgame(self, args: list[str], rest: str) -> None:
+        self._stop_search()
+        self.engine.new_game()
+
+    def _cmd_setoption(self, args: list[str], rest: str) -> None:
+        match = re.fullmatch(r"name\s+(?P<name>.+?)(?:\s+value(?:\s+(?P<value>.*?))?)?\s*", rest, re.DOTALL)
+        if match is None:
+            raise _UciError("setoption needs: setoption name <id> [value <x>]")
+        name = " ".join(match.group("name").split())
+        option = self.options.get(name.lower())
+        if option is None:
+            raise _UciError(f"unknown option '{_clip(name)}'")
+        value = option.parse(match.group("value"))
+        self._stop_search()
+        message = option.apply(value) if option.apply is not None else None
+        if option.kind != "button":
+            self.values[name.lower()] = value
+        if message:
+            self.send(f"info string {message}")
+
+    def _cmd_position(self, args: list[str], rest: str) -> None:
+        if not args:
+            raise _UciError("position needs startpos or fen")
+        if "moves" in args:
+            split = args.index("moves")
+            setup, moves = args[:split], args[split + 1 :]
+        else:
+            setup, moves = args, []
+        if setup == ["startpos"]:
+            fen = chess.STARTING_FEN
+        elif len(setup) > 1 and setup[0] == "fen":
+            fen = " ".join(setup[1:])
+        else:
+            raise _UciError(f"position not understood: '{_clip(rest)}'; position unchanged")
+        board = self._board_from_fen(fen)
+        for number, text in enumerate(moves, start=1):
+            try:
+                move = board.parse_uci(text)
+            except ValueError:
+                raise _UciError(
+                    f"illegal or malformed move '{_clip(text)}' (move {number}); position unchanged"
+                ) from None
+            if not move:
+                raise _UciError(f"null move '{text}' (move {number}) not accepted; position unchanged")
+            board.push(move)
+        self.board = board
+        self.position_given = True
+
+    def _board_from_fen(self, fen: str) -> chess.Board:
+        try:
+            board = chess.Board(fen, chess960=True)
+        except ValueError as err:
+            raise _UciError(f"bad FEN '{_clip(fen)}': {err}; position unchanged") from None
+        problems = board.status() & _UNPLAYABLE
+        if problems:
+            reasons = ", ".join(text for flag, text in _STATUS_TEXT.items() if problems & flag)
+            raise _UciError(f"bad FEN '{_clip(fen)}': {reasons}; position unchanged")
+        board.chess960 = self.chess960 or board.has_chess960_castling_rights()
+        board.castling_rights = board.clean_castling_rights()
+        return board
+
+    def _cmd_go(self, args: list[str], rest: str) -> None:
+        if self._thread is not None:
+            if not self._answered.is_set() and self._control is not None and not self._control.stopped:
+                raise _UciError("already searching; send stop first")
+            self._thread.join()
+        limits = self._parse_go(args)
+        if not self.position_given:
+            self._error("go before position: searching the start position")
+            self.position_given = True
+        board = self.board.copy()
+        budget = time_budget(limits, board.turn, self.engine.move_overhead, self.engine.config.time)
+        control = SearchControl(limits, budget)
+        if self.debug:
+            self.send(f"info string time budget {budget}")
+        self._control = control
+        self._answered = threading.Event()
+        self._thread = threading.Thread(
+            target=self._search, args=(board, limits, control, self._answered), name="search", daemon=True
+        )
+        self._thread.start()
+
+    def _parse_go(self, args: list[str]) -> Limits:
+        limits = Limits()
+        i = 0
+        while i < len(args):
+            token = args[i]
+            i += 1
+            if token in _GO_INTEGERS:
+                if i >= len(args):
+                    self._error(f"go {token} needs a value; ignored")
+                    continue
+                low, high = _GO_INTEGERS[token]
+                try:
+                    value = int(args[i])
+                except ValueError:
+                    self._error(f"go {token} takes an integer, not '{_clip(args[i])}'; ignored")
+                    i += 1
+                    continue
+                i += 1
+                if not low <= value <= high:
+                    self._error(f"go {token} {value} is outside [{low}, {high}]; ignored")
+                    continue
+                setattr(limits, token, value)
+            elif token == "infinite":
+                limits.infinite = True
+            elif token == "ponder":
+                limits.ponder = True
+            elif token == "searchmoves":
+                while i < len(args) and args[i] not in _GO_KEYWORDS:
+                    text = args[i]
+                    i += 1
+                    try:
+                        limits.searchmoves.append(self.board.parse_uci(text))
+                    except ValueError:
+                        self._error(f"searchmoves: '{_clip(text)}' is not a legal move; ignored")
+            else:
+                self._error(f"go: unknown token '{_clip(token)}' ignored")
+        return limits
+
+    def _search(self, board: chess.Board, limits: Limits, control: SearchControl, answered: threading.Event) -> None:
+        """Body of the search thread: think, wait while UCI forbids an answer, answer."""
+        result: ThinkResult
+        try:
+            result = self.engine.think(board, limits, control, _Reporter(self, board))
+        except Exception as err:  # answer the GUI whatever happened
+            traceback.print_exc(file=sys.stderr)
+            self._error(f"search failed: {err!r}")
+            legal = list(board.legal_moves)
+            result = ThinkResult(legal[0] if legal else None)
+        control.wait_until_released()
+        text = "bestmove 0000"
+        if result.move is not None:
+            text = f"bestmove {board.uci(result.move)}"
+            if result.ponder is not None:
+                after = board.copy(stack=False)
+                after.push(result.move)
+                if after.is_legal(result.ponder):
+                    text += f" ponder {after.uci(result.ponder)}"
+        answered.set()
+        self.send(text)
+
+    def _stop_search(self) -> None:
+        if self._control is not None:
+            self._control.stop()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._control = None
+
+    def _cmd_stop(self, args: list[str], rest: str) -> None:
+        if self._control is not None:
+            self._control.stop()
+
+    def _cmd_ponderhit(self, args: list[str], rest: str) -> None:
+        if self._control is not None:
+            self._control.ponderhit()
+
+    def _cmd_d(self, args: list[str], rest: str) -> None:
+        from blitzaco.position import compute_key
+
+        for row in str(self.board).splitlines():
+            self.send(row)
+        self.send(f"Fen: {self.board.fen()}")
+        self.send(f"Key: {compute_key(self.board):016X}")
+        checkers = chess.SquareSet(self.board.checkers_mask())
+        self.send("Checkers: " + " ".join(chess.square_name(square) for square in checkers))
+
+    def _cmd_eval(self, args: list[str], rest: str) -> None:
+        score = self.engine.evaluator.evaluate_board(self.board)
+        white = score if self.board.turn == chess.WHITE else -score
+        self.send(f"info string static evaluation {white / 100:+.2f} (white side)")
+
+
+def main(engine: Engine | None = None) -> int:
+    """Run a UCI session on this process's stdin and stdout."""
+    protocol = UciProtocol(engine=engine)
+    # Everything allocated so far (modules, tables) lives as long as the process:
+    # keep it out of the cyclic garbage collector's full collections.
+    gc.freeze()
+    protocol.run()
+    return 0

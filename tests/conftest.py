@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import tempfile
+
+import chess
+import chess.engine
+import pytest
+from uci_driver import ENGINE_COMMAND, UciProcess
+
+
+@pytest.fixture
+def uci() -> UciProcess:
+    """A raw engine process after the handshake. Fails the test if the engine wrote
+    a traceback: the engine survives internal errors, tests must not let them pass."""
+    process = UciProcess()
+    process.handshake()
+    yield process
+    process.close()
+    stderr = b"".join(process.stderr)
+    assert b"Traceback" not in stderr, stderr.decode("utf-8", "replace")[-3000:]
+
+
+@pytest.fixture
+def engine() -> chess.engine.SimpleEngine:
+    """The engine as a GUI sees it, through python-chess's UCI client."""
+    with tempfile.TemporaryFile() as stderr:
+        client = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=30, stderr=stderr)
+        yield client
+        client.quit()
+        stderr.seek(0)
+        text = stderr.read()
+    assert b"Traceback" not in text, text.decode("utf-8", "replace")[-3000:]

@@ -1,0 +1,54 @@
+"""The blitzaco command and python -m blitzaco."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+from uci_driver import ENGINE_COMMAND
+
+
+def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, check=True, env={**os.environ, **env})
+
+
+def _bench_nodes(output: str) -> int:
+    lines = output.strip().splitlines()
+    assert lines[-2].startswith("Nodes searched: ")
+    assert lines[-1].startswith("Nodes/second: ")
+    return int(lines[-2].split(": ")[1])
+
+
+def test_console_script_and_module_are_the_same_program() -> None:
+    script = shutil.which("blitzaco")
+    assert script is not None, "the blitzaco console script is not installed"
+    assert _run([script, "--version"]).stdout == _run([*ENGINE_COMMAND, "--version"]).stdout
+    assert _run([script, "--version"]).stdout.startswith("BlitzACO ")
+
+
+def test_bench_prints_a_deterministic_node_count_last() -> None:
+    first = _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"], PYTHONHASHSEED="1").stdout)
+    second = _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"], PYTHONHASHSEED="12345").stdout)
+    assert first == second > 0
+
+
+def test_bench_depth_changes_the_count() -> None:
+    shallow = _bench_nodes(_run([*ENGINE_COMMAND, "bench", "1"]).stdout)
+    assert shallow < _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"]).stdout)
+
+
+def test_eval_command() -> None:
+    out = _run([*ENGINE_COMMAND, "eval", "4k3/8/8/8/8/8/8/3QK3", "w", "-", "-", "0", "1"]).stdout
+    assert out.startswith("Static evaluation: +") and "(white side)" in out
+    black = _run([*ENGINE_COMMAND, "eval", "3qk3/8/8/8/8/8/8/4K3", "w", "-", "-", "0", "1"]).stdout
+    assert black.startswith("Static evaluation: -")
+
+
+def test_the_engine_does_not_import_torch_or_numpy() -> None:
+    code = (
+        "import sys, blitzaco.cli, blitzaco.uci, blitzaco.engine, blitzaco.bench;"
+        "bad = [m for m in ('torch', 'numpy') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

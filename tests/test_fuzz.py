@@ -1,0 +1,144 @@
+"""Thousands of random and malformed lines into one engine process: it stays
+alive, keeps its last good position and keeps answering isready."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+from uci_driver import UciProcess
+
+GOOD_POSITION = "position startpos moves e2e4 c7c5 g1f3 d7d6"
+VOCABULARY = [
+    "uci", "isready", "ucinewgame", "position", "startpos", "fen", "moves", "go", "stop",
+    "ponderhit", "debug", "on", "off", "register", "later", "name", "code", "setoption",
+    "value", "Hash", "MultiPV", "Move", "Overhead", "Threads", "UCI_Chess960", "true", "false",
+    "depth", "nodes", "mate", "movetime", "wtime", "btime", "winc", "binc", "movestogo",
+    "infinite", "ponder", "searchmoves", "d", "eval", "e2e4", "e7e5", "a1a8", "0000", "e1g1",
+    "-1", "0", "1", "2", "7", "50", "999999999999999999999", "nan", "1e9", "0x10", "",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b", "KQkq", "-", "\t", "ß", "♞", "\x00",
+]
+SAFE_GO = ["depth 1", "depth 2", "nodes 50", "nodes 300", "movetime 20", "wtime 200 btime 200", "mate 1"]
+
+
+def _is_valid_position(line: str) -> bool:
+    """Whether *line* is a position command the engine must accept (python-chess as oracle)."""
+    tokens = line.split()
+    if not tokens or tokens[0] != "position" or len(tokens) < 2:
+        return False
+    args = tokens[1:]
+    setup, moves = (args[: args.index("moves")], args[args.index("moves") + 1 :]) if "moves" in args else (args, [])
+    try:
+        if setup == ["startpos"]:
+            board = chess.Board()
+        elif setup and setup[0] == "fen" and len(setup) > 1:
+            board = chess.Board(" ".join(setup[1:]), chess960=True)
+            if not board.is_valid():
+                return False
+        else:
+            return False
+        for text in moves:
+            move = board.parse_uci(text)
+            if not move:
+                return False
+            board.push(move)
+    except ValueError:
+        return False
+    return True
+
+
+def _mutate(text: str, rng: random.Random) -> str:
+    chars = list(text)
+    for _ in range(rng.randint(1, 4)):
+        action = rng.random()
+        pos = rng.randrange(len(chars) + 1)
+        if action < 0.4 and chars:
+            del chars[min(pos, len(chars) - 1)]
+        elif action < 0.8:
+            chars.insert(pos, rng.choice("pnbrqkPNBRQK12345678/ -wbKQkq9x"))
+        elif chars:
+            chars[min(pos, len(chars) - 1)] = rng.choice("/ 9x-")
+    return "".join(chars)
+
+
+def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
+    fens = [chess.STARTING_FEN, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
+    lines: list[bytes] = []
+    while len(lines) < count:
+        kind = rng.random()
+        if kind < 0.2:
+            raw = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 120)))
+            line = raw.replace(b"\n", b"").replace(b"\r", b"")
+        elif kind < 0.45:
+            words = [rng.choice(VOCABULARY) for _ in range(rng.randint(1, 9))]
+            line = " ".join(words).encode("utf-8")
+        elif kind < 0.7:
+            choice = rng.random()
+            if choice < 0.4:
+                text = "position fen " + _mutate(rng.choice(fens), rng)
+            elif choice < 0.7:
+                bad_move = rng.choice(["e2e4", "e7e6x", "a1a1", "e1g1", "h7h8q", "zz", "0000"])
+                text = "position startpos moves e2e4 " + bad_move
+            else:
+                text = "position " + rng.choice(["", "fen", "startpos junk", "fen 8/8/8/8/8/8/8/8 w - - 0 1",
+                                                 "fen 4k3/8/8/8/8/8/8/4K2k w - - 0 1",
+                                                 "fen 4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+                                                 "fen 4k3/8/8/8/8/8/8/4K3 w - e3 0 1", "moves e2e4"])
+            line = text.encode("utf-8")
+        elif kind < 0.8:
+            line = rng.choice([
+                "go " + rng.choice(SAFE_GO),
+                "go depth", "go depth x", "go depth -3", "go nodes 0", "go movetime -5", "go wtime", "go mate 0",
+                "go searchmoves a1a1 zz", "go " + rng.choice(SAFE_GO) + " searchmoves e7e5",
+            ]).encode("utf-8")
+        elif kind < 0.9:
+            line = rng.choice([
+                "setoption", "setoption name", "setoption name Hash value -4", "setoption name Hash value 999999",
+                "setoption name Hash value abc", "setoption name MultiPV value 0", "setoption name Threads value 8",
+                "setoption name Nonexistent value 3", "setoption name Ponder value maybe", "setoption name Hash",
+                "setoption name ConfigFile value /nonexistent/config.toml",
+                "setoption name BookFile value /nonexistent.bin",
+                "setoption name SyzygyPath value /nonexistent", "debug", "debug maybe", "register later",
+            ]).encode("utf-8")
+        elif kind < 0.95:
+            line = rng.choice([b"", b"   ", b"\t\t", b"\x00\x00", b"\xff\xfe\xfd", b"go \xc3\x28", ("♜" * 50).encode()])
+        else:
+            line = (b"position startpos moves " + b"e2e4 " * rng.randint(1000, 30000))[: rng.choice([5000, 200_000])]
+        text = line.decode("utf-8", "replace")
+        words = text.split()
+        if "quit" in words or _is_valid_position(text):
+            continue
+        if "position" in words and _is_valid_position(" ".join(words[words.index("position") :])):
+            continue
+        lines.append(line)
+    return lines
+
+
+def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path) -> None:
+    rng = random.Random(20261122)
+    expected = chess.Board()
+    for uci in GOOD_POSITION.split()[3:]:
+        expected.push_uci(uci)
+    with UciProcess(cwd=tmp_path) as uci:
+        uci.handshake()
+        uci.send(GOOD_POSITION)
+        lines = _fuzz_lines(rng, 3000)
+        lines.append(b"x" * (2 << 20))  # longer than the engine accepts
+        for number, line in enumerate(lines, start=1):
+            uci.send(line)
+            if number % 150 == 0:
+                uci.send("stop")
+                uci.isready(timeout=60)
+        uci.send("stop")
+        uci.isready(timeout=60)
+        assert uci.proc.poll() is None, "engine died"
+        uci.send("d")
+        fen_line = uci.read_until("Fen:")[-1]
+        assert fen_line == f"Fen: {expected.fen()}"
+        errors = [line for line in uci.seen if line.startswith("info string error")]
+        assert len(errors) > 1000
+        # still fully working: a real search from the kept position
+        uci.send("go depth 2")
+        best = uci.read_until("bestmove")[-1].split()[1]
+        assert chess.Move.from_uci(best) in expected.legal_moves
+        assert not any(b"Traceback" in chunk for chunk in uci.stderr), b"".join(uci.stderr)[-2000:]

@@ -1,0 +1,170 @@
+"""The search through the engine facade: mates, draws, limits, determinism."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from blitzaco.engine import Engine, Reporter, SearchInfo
+from blitzaco.search import MATE, mate_in
+from blitzaco.timeman import Limits, SearchControl
+
+
+class Recorder(Reporter):
+    def __init__(self) -> None:
+        self.infos: list[SearchInfo] = []
+        self.messages: list[str] = []
+
+    def info(self, info: SearchInfo) -> None:
+        self.infos.append(info)
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+
+def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder | None = None, **limits):
+    engine = engine if engine is not None else Engine()
+    lim = Limits(**limits)
+    return engine.think(board, lim, SearchControl(lim, None), recorder)
+
+
+@pytest.mark.parametrize(
+    ("fen", "mating_moves", "moves_to_mate"),
+    [
+        ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", {"d1d8"}, 1),
+        ("3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", {"d8d1"}, 1),
+        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),  # WAC.001
+        ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", {"h6h7"}, 2),  # WAC.004
+        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),  # WAC.005
+    ],
+)
+def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> None:
+    result = think(chess.Board(fen), depth=2 * moves_to_mate)
+    assert result.move.uci() in mating_moves
+    assert mate_in(result.score) == moves_to_mate
+
+
+def test_prefers_mate_to_stalemate() -> None:
+    board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")  # Qf7 stalemates, Qf8 mates
+    result = think(board, depth=3)
+    assert result.move.uci() == "f1f8"
+    assert mate_in(result.score) == 1
+
+
+def test_stalemate_scores_zero_and_has_no_move() -> None:
+    recorder = Recorder()
+    result = think(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), recorder=recorder, depth=3)
+    assert result.move is None and result.score == 0
+    assert recorder.infos[-1].line.score == 0
+
+
+def test_checkmated_side_has_no_move() -> None:
+    result = think(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), depth=3)
+    assert result.move is None and result.score == -MATE
+
+
+def test_threefold_repetition_from_the_game_history_is_a_draw() -> None:
+    # White has no queen: every move loses except the one that repeats a position
+    # for the third time.
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
+        board.push_uci(uci)
+    result = think(board, depth=3)
+    assert result.move.uci() == "g1f3"
+    assert result.score == 0
+
+
+def test_without_history_the_same_position_is_lost() -> None:
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+    assert think(board, depth=3).score < -500
+
+
+def test_fifty_move_rule_scores_zero() -> None:
+    # A rook up, but every move is the hundredth half-move without capture or pawn move.
+    result = think(chess.Board("7k/8/8/8/8/8/8/R3K3 w - - 99 80"), depth=4)
+    assert result.score == 0
+
+
+def test_mate_on_the_hundredth_half_move_still_counts() -> None:
+    result = think(chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 99 80"), depth=2)
+    assert result.move.uci() == "a1a8" and mate_in(result.score) == 1
+
+
+def test_insufficient_material_scores_zero() -> None:
+    result = think(chess.Board("8/8/4k3/8/8/3NK3/8/8 w - - 0 1"), depth=4)
+    assert result.score == 0
+
+
+def test_same_node_limit_gives_same_move_and_nodes() -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    engine = Engine()
+    runs = []
+    for _ in range(2):
+        engine.new_game()
+        result = think(board, engine, nodes=4000)
+        runs.append((result.move, result.nodes))
+    assert runs[0] == runs[1]
+    assert runs[0][1] == 4000
+
+
+def test_answers_a_legal_move_when_stopped_before_depth_one() -> None:
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    limits = Limits(infinite=True)
+    control = SearchControl(limits, None)
+    control.stop()
+    result = Engine().think(board, limits, control)
+    assert result.move in board.legal_moves
+
+
+def test_node_limit_of_one_still_answers_legally() -> None:
+    board = chess.Board()
+    result = think(board, nodes=1)
+    assert result.move in board.legal_moves
+
+
+def test_multipv_lines_are_distinct_and_ordered() -> None:
+    engine = Engine()
+    engine.multipv = 3
+    recorder = Recorder()
+    think(chess.Board(), engine, recorder, depth=3)
+    last = [info.line for info in recorder.infos if info.line.depth == 3]
+    assert [line.multipv for line in last] == [1, 2, 3]
+    assert len({line.pv[0] for line in last}) == 3
+    scores = [line.score for line in last]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_searchmoves_restricts_the_root() -> None:
+    board = chess.Board()
+    allowed = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
+    result = think(board, depth=3, searchmoves=allowed)
+    assert result.move in allowed
+
+
+def test_go_mate_stops_when_the_mate_is_found() -> None:
+    recorder = Recorder()
+    board = chess.Board("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
+    result = think(board, recorder=recorder, mate=2)
+    assert mate_in(result.score) == 2
+    assert recorder.infos[-1].line.depth <= 6
+
+
+def test_infos_deepen_and_carry_the_pv() -> None:
+    recorder = Recorder()
+    board = chess.Board()
+    think(board, recorder=recorder, depth=4)
+    depths = [info.line.depth for info in recorder.infos if info.line.bound == "exact"]
+    assert depths[:4] == [1, 2, 3, 4]
+    for info in recorder.infos:
+        replay = board.copy()
+        for move in info.line.pv:
+            assert move in replay.legal_moves
+            replay.push(move)
+
+
+def test_ponder_move_is_legal_after_the_best_move() -> None:
+    board = chess.Board()
+    result = think(board, depth=4)
+    assert result.ponder is not None
+    board.push(result.move)
+    assert result.ponder in board.legal_moves

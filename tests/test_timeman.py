@@ -1,0 +1,88 @@
+"""Time budgets: a pure function of the limits, checked without a clock."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from blitzaco.config import TimeConfig
+from blitzaco.timeman import Limits, SearchControl, time_budget
+
+CONFIG = TimeConfig()
+
+
+def test_no_time_limits_means_no_budget() -> None:
+    for limits in (Limits(), Limits(depth=5), Limits(nodes=1000), Limits(mate=3), Limits(infinite=True)):
+        assert time_budget(limits, chess.WHITE, 30, CONFIG) is None
+
+
+def test_movetime_is_both_limits() -> None:
+    budget = time_budget(Limits(movetime=500), chess.WHITE, 30, CONFIG)
+    assert budget is not None and budget.soft_ms == budget.hard_ms == 500
+
+
+def test_uses_the_clock_of_the_side_to_move() -> None:
+    limits = Limits(wtime=60_000, btime=6_000)
+    white = time_budget(limits, chess.WHITE, 0, CONFIG)
+    black = time_budget(limits, chess.BLACK, 0, CONFIG)
+    assert white is not None and black is not None
+    assert white.hard_ms == pytest.approx(10 * black.hard_ms)
+
+
+def test_sudden_death_divides_by_moves_to_go_and_adds_increment() -> None:
+    budget = time_budget(Limits(wtime=30_030, winc=1000), chess.WHITE, 30, CONFIG)
+    assert budget is not None
+    optimum = 30_000 / CONFIG.moves_to_go + CONFIG.increment_use * 1000
+    assert budget.soft_ms == pytest.approx(CONFIG.soft_factor * optimum)
+    assert budget.hard_ms == pytest.approx(CONFIG.hard_factor * optimum)
+    assert budget.soft_ms < budget.hard_ms
+
+
+def test_movestogo_replaces_the_default_horizon() -> None:
+    few = time_budget(Limits(btime=10_000, movestogo=2), chess.BLACK, 0, CONFIG)
+    many = time_budget(Limits(btime=10_000, movestogo=40), chess.BLACK, 0, CONFIG)
+    assert few is not None and many is not None
+    assert few.soft_ms > many.soft_ms
+
+
+@pytest.mark.parametrize("overhead", [0, 30, 500])
+@pytest.mark.parametrize(
+    "limits",
+    [
+        Limits(wtime=1000, winc=5000),  # increment larger than the clock
+        Limits(wtime=100, winc=20),
+        Limits(wtime=10),  # less than the overhead
+        Limits(wtime=-50),  # some GUIs send negative times after a lag
+        Limits(wtime=60_000, movestogo=1),
+        Limits(wtime=5_000, movetime=10_000),
+    ],
+)
+def test_a_move_never_takes_more_than_its_share_of_the_clock(limits: Limits, overhead: int) -> None:
+    budget = time_budget(limits, chess.WHITE, overhead, CONFIG)
+    assert budget is not None
+    remaining = max((limits.wtime or 0) - overhead, 1)
+    assert 0 < budget.hard_ms <= CONFIG.max_share * remaining + 1e-9
+    assert budget.soft_ms <= budget.hard_ms
+
+
+def test_movetime_and_clock_together_take_the_tighter() -> None:
+    budget = time_budget(Limits(wtime=1000, movetime=10_000), chess.WHITE, 0, CONFIG)
+    assert budget is not None and budget.hard_ms <= 500
+
+
+def test_ponder_has_no_deadline_until_ponderhit() -> None:
+    limits = Limits(wtime=10_000, ponder=True)
+    control = SearchControl(limits, time_budget(limits, chess.WHITE, 0, CONFIG))
+    assert control.hard_deadline is None and control.soft_deadline is None
+    assert not control.hard_expired()
+    control.ponderhit()
+    assert control.hard_deadline is not None and not control.pondering
+    control.wait_until_released()  # released by the ponderhit: returns at once
+
+
+def test_stop_expires_both_limits_and_releases() -> None:
+    control = SearchControl(Limits(infinite=True), None)
+    assert not control.soft_expired() and not control.hard_expired()
+    control.stop()
+    assert control.stopped and control.soft_expired() and control.hard_expired()
+    control.wait_until_released()

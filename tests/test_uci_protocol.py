@@ -1,0 +1,226 @@
+"""Protocol edges the GUI client hides: errors, options, state across commands."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import chess
+import chess.polyglot
+from uci_driver import DATA, UciProcess
+
+
+def _errors(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("info string error")]
+
+
+def _fen(uci: UciProcess) -> str:
+    uci.send("d")
+    return uci.read_until("Fen:")[-1][len("Fen: ") :]
+
+
+def test_unknown_command_and_leading_junk(uci: UciProcess) -> None:
+    uci.send("xyzzy")
+    uci.send("joho debug on")  # the UCI spec: skip unknown tokens, run the command
+    uci.send("register later")
+    uci.isready()
+    lines = uci.drain(0.2) + uci.seen
+    assert any("unknown command 'xyzzy'" in line for line in lines)
+    assert any("'joho' ignored" in line for line in lines)
+    assert any(line == "info string BlitzACO needs no registration" for line in lines), "debug was not switched on"
+
+
+def test_bad_option_values_change_nothing(uci: UciProcess) -> None:
+    bad = [
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999",
+        "setoption name Hash value lots",
+        "setoption name MultiPV value 0",
+        "setoption name Threads value 2",
+        "setoption name UCI_Chess960 value yes",
+        "setoption name No Such Option value 1",
+        "setoption name Move Overhead",
+        "setoption",
+    ]
+    for line in bad:
+        uci.send(line)
+    uci.isready()
+    assert len(_errors(uci.seen)) == len(bad), uci.seen
+    # MultiPV is still 1: one line per depth
+    uci.send("position startpos")
+    uci.send("go depth 2")
+    lines = uci.read_until("bestmove")
+    assert not any("multipv 2" in line for line in lines)
+
+
+def test_option_names_are_case_insensitive(uci: UciProcess) -> None:
+    uci.send("setoption name multipv value 2")
+    uci.send("setoption name MOVE OVERHEAD value 100")
+    uci.send("position startpos")
+    uci.send("go depth 2")
+    lines = uci.read_until("bestmove")
+    assert not _errors(lines)
+    assert any(" multipv 2 " in line for line in lines)
+
+
+def test_bad_positions_keep_the_last_good_one(uci: UciProcess) -> None:
+    uci.send("position startpos moves e2e4 e7e5")
+    good = _fen(uci)
+    bad = [
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/4K2k w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+        "position fen 4k2R/8/8/8/8/8/8/4K3 w - - 0 1",
+        "position fen",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e7e5 0000",
+        "position sideways",
+    ]
+    for line in bad:
+        uci.send(line)
+    uci.isready()
+    assert _fen(uci) == good
+    assert len(_errors(uci.seen)) == len(bad)
+
+
+def test_go_before_position_searches_the_start_position(uci: UciProcess) -> None:
+    uci.send("go depth 2")
+    lines = uci.read_until("bestmove")
+    assert any("go before position" in line for line in lines)
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+
+
+def test_position_during_search_does_not_disturb_it(uci: UciProcess) -> None:
+    uci.send("position startpos")
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.send("position startpos moves e2e4")
+    uci.send("stop")
+    best = uci.read_until("bestmove")[-1].split()[1]
+    assert chess.Move.from_uci(best) in chess.Board().legal_moves  # answered for the searched position
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert _fen(uci) == board.fen()
+
+
+def test_ucinewgame_during_search_stops_it_first(uci: UciProcess) -> None:
+    uci.send("position startpos")
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.send("ucinewgame")
+    uci.read_until("bestmove", timeout=10)
+    uci.isready()
+
+
+def test_second_go_while_searching_is_refused(uci: UciProcess) -> None:
+    uci.send("position startpos")
+    uci.send("go infinite")
+    uci.send("go depth 1")
+    uci.read_until(lambda line: "already searching" in line)
+    uci.send("stop")
+    uci.read_until("bestmove")
+    uci.send("isready")
+    lines = uci.read_until("readyok")
+    assert not any(line.startswith("bestmove") for line in lines), "the refused go must not answer"
+
+
+def _write_book(path: Path, entries: list[tuple[chess.Board, str, int]]) -> None:
+    """A Polyglot book: (key, move, weight, learn) big-endian records sorted by key."""
+    records = []
+    for board, uci, weight in entries:
+        move = chess.Move.from_uci(uci)
+        raw = move.to_square | move.from_square << 6
+        records.append((chess.polyglot.zobrist_hash(board), raw, weight, 0))
+    path.write_bytes(b"".join(struct.pack(">QHHI", *record) for record in sorted(records)))
+
+
+def test_book_move_is_played_and_reported(uci: UciProcess, tmp_path: Path) -> None:
+    book = tmp_path / "tiny.bin"
+    _write_book(book, [(chess.Board(), "d2d4", 7)])
+    uci.send(f"setoption name BookFile value {book}")
+    uci.send("setoption name OwnBook value true")
+    uci.read_until(lambda line: "loaded with 1 entries" in line)
+    uci.send("position startpos")
+    uci.send("go wtime 1000 btime 1000")
+    lines = uci.read_until("bestmove")
+    assert lines[-1] == "bestmove d2d4"
+    assert any("book move d2d4 (weight 7 of 7)" in line for line in lines)
+    uci.send("position startpos moves e2e4")  # not in the book: search
+    uci.send("go depth 2")
+    assert not any("book move" in line for line in uci.read_until("bestmove"))
+
+
+def test_missing_or_corrupt_book_is_reported(uci: UciProcess, tmp_path: Path) -> None:
+    corrupt = tmp_path / "corrupt.bin"
+    corrupt.write_bytes(b"\x01" * 17)
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    for path in (tmp_path / "missing.bin", corrupt, empty):
+        uci.send(f"setoption name BookFile value {path}")
+        line = uci.read_until(lambda line: line.startswith("info string"))[-1]
+        assert "error" in line and str(path) in line
+    uci.send("setoption name OwnBook value true")
+    uci.send("position startpos")
+    uci.send("go depth 1")
+    assert chess.Move.from_uci(uci.read_until("bestmove")[-1].split()[1]) in chess.Board().legal_moves
+
+
+def test_syzygy_path_reports_tables_and_is_used(uci: UciProcess, tmp_path: Path) -> None:
+    uci.send(f"setoption name SyzygyPath value {tmp_path / 'nowhere'}")
+    assert "error" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+    uci.send(f"setoption name SyzygyPath value {DATA / 'syzygy'}")
+    line = uci.read_until(lambda line: line.startswith("info string"))[-1]
+    assert "found 3 Syzygy WDL tables, up to 3 pieces" in line
+    uci.send("position fen 8/8/8/8/8/k7/8/2K4R w - - 0 1")
+    uci.send("go depth 3")
+    lines = uci.read_until("bestmove")
+    assert any("tablebase: win" in line for line in lines)
+    assert any(" tbhits " in line and " tbhits 0 " not in line for line in lines)
+
+
+def test_config_file_option(uci: UciProcess, tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text("[eval.material]\nqueen = [100, 100]\n")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[eval.material]\nqeen = [100, 100]\n")
+    uci.send("position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    uci.send("eval")
+    before = uci.read_until(lambda line: "static evaluation" in line)[-1]
+    uci.send(f"setoption name ConfigFile value {bad}")
+    assert "eval.material.qeen" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+    uci.send("eval")
+    assert uci.read_until(lambda line: "static evaluation" in line)[-1] == before
+    uci.send(f"setoption name ConfigFile value {good}")
+    assert "loaded" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+    uci.send("eval")
+    after = uci.read_until(lambda line: "static evaluation" in line)[-1]
+    assert after != before
+
+
+def test_debug_log_file_records_both_directions(uci: UciProcess, tmp_path: Path) -> None:
+    log = tmp_path / "uci.log"
+    uci.send(f"setoption name Debug Log File value {log}")
+    uci.isready()
+    uci.send("setoption name Debug Log File value <empty>")
+    uci.isready()
+    text = log.read_text()
+    assert "<< isready" in text and ">> readyok" in text
+
+
+def test_hash_option_resizes_the_table(uci: UciProcess) -> None:
+    uci.send("setoption name Hash value 1")
+    uci.send("position startpos")
+    uci.send("go depth 4")
+    small = [line for line in uci.read_until("bestmove") if " hashfull " in line][-1]
+    uci.send("setoption name Hash value 256")
+    uci.send("ucinewgame")
+    uci.send("go depth 4")
+    large = [line for line in uci.read_until("bestmove") if " hashfull " in line][-1]
+
+    def hashfull(line: str) -> int:
+        parts = line.split()
+        return int(parts[parts.index("hashfull") + 1])
+
+    assert hashfull(small) > hashfull(large)

@@ -1,0 +1,119 @@
+"""A raw UCI driver for tests: the engine as a subprocess, read line by line.
+
+python-chess's client (used in most tests) hides protocol details; this driver is
+for what it cannot express: isready during a search, garbage input, quit mid-search.
+Waits have generous timeouts so that a hang fails the test instead of blocking it;
+no test asserts how fast something happened.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ENGINE_COMMAND = [sys.executable, "-m", "blitzaco"]
+DATA = Path(__file__).parent / "data"
+
+
+class UciProcess:
+    def __init__(self, command: list[str] | None = None, cwd: str | Path | None = None) -> None:
+        self.proc = subprocess.Popen(
+            command or ENGINE_COMMAND,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            bufsize=0,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        self.stderr: list[bytes] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self.stderr.append(raw)
+
+    def send(self, line: str | bytes) -> None:
+        data = line if isinstance(line, bytes) else line.encode("utf-8")
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def read_line(self, timeout: float = 30.0) -> str | None:
+        """The next line, None at end of output; raises TimeoutError."""
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no output within {timeout} s; last lines: {self.seen[-5:]}") from None
+        if line is not None:
+            self.seen.append(line)
+        return line
+
+    def read_until(self, match: str | Callable[[str], bool], timeout: float = 30.0) -> list[str]:
+        """Lines up to and including the first that starts with *match* (or for
+        which *match* is true)."""
+        test = match if callable(match) else (lambda line: line.startswith(match))  # type: ignore[misc]
+        deadline = time.monotonic() + timeout
+        collected = []
+        while True:
+            line = self.read_line(max(0.01, deadline - time.monotonic()))
+            if line is None:
+                raise EOFError(f"engine exited while waiting; got {collected[-5:]}")
+            collected.append(line)
+            if test(line):
+                return collected
+
+    def drain(self, wait: float = 0.2) -> list[str]:
+        """Whatever arrives within *wait* seconds."""
+        out = []
+        end = time.monotonic() + wait
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                return out
+            if line is None:
+                return out
+            self.seen.append(line)
+            out.append(line)
+
+    def handshake(self) -> list[str]:
+        self.send("uci")
+        return self.read_until("uciok")
+
+    def isready(self, timeout: float = 30.0) -> None:
+        self.send("isready")
+        self.read_until("readyok", timeout)
+
+    def close(self) -> int:
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+            except (BrokenPipeError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def __enter__(self) -> UciProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
