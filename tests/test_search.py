@@ -39,7 +39,9 @@ def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder |
     ],
 )
 def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> None:
-    result = think(chess.Board(fen), depth=2 * moves_to_mate)
+    # A pruning search needs more than the 2N-1 plies of full width (null-move
+    # pruning hides quiet mating threats near the horizon): 2N + 6 plies.
+    result = think(chess.Board(fen), depth=2 * moves_to_mate + 6)
     assert result.move.uci() in mating_moves
     assert mate_in(result.score) == moves_to_mate
 
@@ -146,7 +148,9 @@ def test_go_mate_stops_when_the_mate_is_found() -> None:
     board = chess.Board("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
     result = think(board, recorder=recorder, mate=2)
     assert mate_in(result.score) == 2
-    assert recorder.infos[-1].line.depth <= 6
+    # it stopped at the first iteration that proved the mate
+    first_mate = next(info.line.depth for info in recorder.infos if mate_in(info.line.score) == 2)
+    assert recorder.infos[-1].line.depth == first_mate
 
 
 def test_infos_deepen_and_carry_the_pv() -> None:
@@ -168,3 +172,12 @@ def test_ponder_move_is_legal_after_the_best_move() -> None:
     assert result.ponder is not None
     board.push(result.move)
     assert result.ponder in board.legal_moves
+
+
+def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
+    recorder = Recorder()
+    think(chess.Board("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"), recorder=recorder, depth=5)  # WAC.006
+    bounds = [info.line for info in recorder.infos if info.line.bound != "exact"]
+    assert bounds and bounds[0].bound == "lowerbound" and bounds[0].depth == 5
+    final = [info.line for info in recorder.infos if info.line.depth == 5 and info.line.bound == "exact"]
+    assert final and final[-1].score >= bounds[0].score

@@ -224,3 +224,11 @@ def test_hash_option_resizes_the_table(uci: UciProcess) -> None:
         return int(parts[parts.index("hashfull") + 1])
 
     assert hashfull(small) > hashfull(large)
+
+
+def test_bound_lines_on_the_wire(uci: UciProcess) -> None:
+    uci.send("position fen 7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1")
+    uci.send("go depth 5")
+    lines = uci.read_until("bestmove")
+    bound = [line for line in lines if " lowerbound " in line]
+    assert bound and " score cp " in bound[0] and bound[0].index("score") < bound[0].index("lowerbound")

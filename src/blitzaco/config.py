@@ -67,7 +67,8 @@ def _section(cls: type) -> Any:
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """Search parameters. Depths are in plies, scores in centipawns."""
+    """Search parameters. Depths are in plies, scores in centipawns. Each technique
+    has a switch so that a match can measure it against the search without it."""
 
     aspiration_depth: int = _param(
         4, "First iteration whose root search uses an aspiration window around the previous score (plies).",
@@ -76,6 +77,61 @@ class SearchConfig:
     aspiration_window: int = _param(
         40, "Half-width of the first aspiration window (centipawns); it doubles after each fail.", lo=1, hi=10000
     )
+    check_extension: bool = _param(True, "Search one ply deeper when the side to move is in check.")
+    mate_distance_pruning: bool = _param(True, "Cut lines that cannot beat a mate already found nearer the root.")
+    null_move: bool = _param(
+        True, "Null-move pruning: pass, search shallower, and cut if the position still holds (never with only king "
+        "and pawns, where passing may be the best move)."
+    )
+    null_move_min_depth: int = _param(2, "Smallest depth where a null move is tried (plies).", lo=1, hi=100)
+    null_move_reduction: int = _param(3, "Depth reduction of the null-move search, before adjustments (plies).", lo=1, hi=20)
+    null_move_depth_divisor: int = _param(
+        4, "The reduction grows by one ply per this many plies of depth left.", lo=1, hi=100
+    )
+    null_move_eval_divisor: int = _param(
+        200, "The reduction grows by one ply per this many centipawns the static evaluation exceeds beta (at most 3).",
+        lo=1, hi=10000,
+    )
+    reverse_futility: bool = _param(
+        True, "Reverse futility pruning: cut when the static evaluation beats beta by a margin growing with depth."
+    )
+    reverse_futility_depth: int = _param(6, "Largest depth where reverse futility pruning applies (plies).", lo=0, hi=100)
+    reverse_futility_margin: int = _param(90, "Reverse futility margin per ply of depth (centipawns).", lo=0, hi=10000)
+    futility: bool = _param(
+        True, "Futility pruning: skip quiet moves that do not give check when the static evaluation plus a margin "
+        "cannot reach alpha."
+    )
+    futility_depth: int = _param(3, "Largest depth where futility pruning applies (plies).", lo=0, hi=100)
+    futility_margin: int = _param(110, "Futility margin per ply of depth (centipawns).", lo=0, hi=10000)
+    late_move_pruning: bool = _param(
+        True, "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
+        "late_move_pruning_base + depth^2."
+    )
+    late_move_pruning_depth: int = _param(4, "Largest depth where late-move pruning applies (plies).", lo=0, hi=100)
+    late_move_pruning_base: int = _param(3, "Quiet moves always searched before late-move pruning (moves).", lo=0, hi=1000)
+    late_move_reductions: bool = _param(
+        True, "Late-move reductions: quiet moves late in the order are first searched shallower, by "
+        "lmr_base + ln(depth) ln(move number) / lmr_divisor plies."
+    )
+    lmr_min_depth: int = _param(3, "Smallest depth where moves are reduced (plies).", lo=1, hi=100)
+    lmr_min_moves: int = _param(3, "Moves searched at full depth before reductions start (moves).", lo=1, hi=1000)
+    lmr_base: float = _param(0.75, "Constant part of the reduction (plies).", lo=-10.0, hi=10.0)
+    lmr_divisor: float = _param(2.25, "Divisor of the logarithmic part of the reduction.", lo=0.1, hi=100.0)
+    internal_iterative_reduction: bool = _param(
+        True, "Search one ply shallower where the table has no move to try first."
+    )
+    iir_min_depth: int = _param(4, "Smallest depth where internal iterative reduction applies (plies).", lo=1, hi=100)
+    see_ordering: bool = _param(
+        True, "Order captures that lose material (by static exchange evaluation) after the quiet moves."
+    )
+    qsearch_see_pruning: bool = _param(True, "Skip captures that lose material in the quiescence search.")
+    delta_pruning: bool = _param(
+        True, "Skip quiescence captures that cannot lift the score to alpha even with a margin."
+    )
+    delta_margin: int = _param(200, "Delta-pruning margin over the captured piece (centipawns).", lo=0, hi=10000)
+    killers: bool = _param(True, "Try two quiet moves that caused cutoffs at the same ply early.")
+    counter_moves: bool = _param(True, "Try the quiet move that last refuted the opponent's previous move early.")
+    history: bool = _param(True, "Order quiet moves by how often they caused cutoffs (history heuristic).")
 
 
 # ----------------------------------------------------------------------------- time

@@ -164,8 +164,6 @@ class Engine:
             on_currmove=currmove,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
-        if limits.mate is not None and limits.depth is None and not limits.infinite:
-            max_depth = 2 * limits.mate + 2
         last_lines: tuple[PvLine, ...] = ()
         for iteration in search.iterate(max_depth):
             last_lines = iteration.lines

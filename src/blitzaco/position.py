@@ -114,7 +114,10 @@ class Position:
     Not thread-safe: one search owns one Position.
     """
 
-    __slots__ = ("board", "key", "mg", "eg", "phase", "keys", "root_index", "_castle", "_ep", "_undo", "_tables")
+    __slots__ = (
+        "board", "key", "mg", "eg", "phase", "keys", "root_index",
+        "_castle", "_ep", "_undo", "_tables", "_null_barrier", "_null_barriers",
+    )
 
     def __init__(self, board: chess.Board, psq: PsqTable) -> None:
         """Copy *board* (with its move history, whose keys are replayed for
@@ -134,6 +137,10 @@ class Position:
         self._ep = _ep_key(root)
         self.keys = [self.key]
         self._undo: list[tuple[int, int, int, int, int, int]] = []
+        # Index in keys of the position after the last null move (0: none), and the
+        # earlier values to restore when that null move is taken back.
+        self._null_barrier = 0
+        self._null_barriers: list[int] = []
         for move in board.move_stack:
             self.push(move)
         self.root_index = len(self.keys) - 1
@@ -211,10 +218,24 @@ class Position:
         self.keys.append(key)
 
     def pop(self) -> None:
-        """Unmake the last move made with :meth:`push`."""
+        """Unmake the last move made with :meth:`push` or :meth:`push_null`."""
         self.board.pop()
         self.key, self.mg, self.eg, self.phase, self._castle, self._ep = self._undo.pop()
         self.keys.pop()
+        if len(self.keys) <= self._null_barrier:
+            self._null_barrier = self._null_barriers.pop()
+
+    def push_null(self) -> None:
+        """Pass the move (for null-move pruning): only the side to move and the en
+        passant right change. Positions before a null move never count as repetitions
+        of positions after it."""
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self._castle, self._ep))
+        self.board.push(chess.Move.null())
+        self.key ^= self._ep ^ _WHITE_TO_MOVE_KEY
+        self._ep = 0
+        self.keys.append(self.key)
+        self._null_barriers.append(self._null_barrier)
+        self._null_barrier = len(self.keys) - 1
 
     @property
     def ply(self) -> int:
@@ -229,7 +250,7 @@ class Position:
         keys = self.keys
         last = len(keys) - 1
         key = keys[last]
-        stop = max(last - self.board.halfmove_clock, 0)
+        stop = max(last - self.board.halfmove_clock, self._null_barrier, 0)
         root = self.root_index
         seen = 0
         for index in range(last - 4, stop - 1, -2):

@@ -1,4 +1,4 @@
-"""Iterative-deepening negamax with alpha-beta, quiescence and a transposition table.
+"""Iterative-deepening principal variation search.
 
 The search is a generator: :meth:`Search.iterate` yields one :class:`Iteration` per
 completed depth and the caller (the engine) decides whether to start another. It
@@ -7,12 +7,20 @@ through callbacks. It polls :class:`~blitzaco.timeman.SearchControl` every
 :data:`POLL_INTERVAL` nodes and unwinds with :class:`SearchStopped` when the hard
 limit, a node limit or ``stop`` ends it.
 
+Inside: aspiration windows at the root; principal variation search (null windows
+after the first move); check extension; mate distance pruning; null-move pruning;
+reverse futility, futility and late-move pruning; late-move reductions; internal
+iterative reduction; a quiescence search over captures with static exchange and
+delta pruning; killer, counter-move and history ordering (:mod:`blitzaco.movepick`).
+Every margin is a field of :class:`~blitzaco.config.SearchConfig`.
+
 Scores are centipawns for the side to move; a mate in *n* plies scores
 ``MATE - n`` (mated: ``-MATE + n``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -21,6 +29,7 @@ import chess
 
 from blitzaco.config import SearchConfig
 from blitzaco.evaluate import Evaluator
+from blitzaco.movepick import capture_moves, ordered_moves, see_ge
 from blitzaco.position import Position
 from blitzaco.timeman import SearchControl
 from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, encode_move, score_from_tt, score_to_tt
@@ -49,8 +58,11 @@ INFINITE = MATE + 1
 POLL_INTERVAL = 64
 
 _BB_SQUARES = chess.BB_SQUARES
-_BB_BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 _first = itemgetter(0)
+#: Values of captured pieces for delta pruning (centipawns), by piece type.
+_DELTA_VALUES = (0, 100, 320, 330, 500, 950, 0)
+#: Quiet moves scored above this in the history table are not reduced further.
+HISTORY_LIMIT = 1 << 20
 
 
 class Bound:
@@ -127,7 +139,7 @@ class Search:
         self.tt = tt
         self.config = config
         self.control = control
-        self.root_moves = [_RootMove(move) for move in self._order(pos.board, list(root_moves), 0)]
+        self.root_moves = [_RootMove(move) for move in _root_order(pos.board, root_moves)]
         self.multipv = max(1, min(multipv, len(self.root_moves)))
         self.node_limit = node_limit
         self.on_bound = on_bound
@@ -140,6 +152,12 @@ class Search:
         self._pv: list[tuple[chess.Move, ...]] = [()] * (MAX_PLY + 2)
         self._partial: _RootMove | None = None
         self._depth = 0
+        # Ordering memory, fresh for every search (deterministic node counts).
+        self._killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self._counters = [0] * 4096
+        self._history = [0] * 8192
+        self._moves = [0] * (MAX_PLY + 2)  # encoded move made at each ply (0: null or none)
+        self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
 
     # ------------------------------------------------------------------ results
 
@@ -224,8 +242,14 @@ class Search:
             if self.on_currmove is not None:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
+            self._moves[0] = encode_move(rm.move)
             pos.push(rm.move)
-            score = -self._negamax(depth - 1, 1, -beta, -alpha)
+            if first:
+                score = -self._negamax(depth - 1, 1, -beta, -alpha, True)
+            else:
+                score = -self._negamax(depth - 1, 1, -alpha - 1, -alpha, True)
+                if alpha < score < beta:
+                    score = -self._negamax(depth - 1, 1, -beta, -alpha, True)
             pos.pop()
             if first or score > alpha:
                 rm.score = score
@@ -260,7 +284,7 @@ class Search:
     # _negamax and _quiesce share their first lines (count the node, poll, seldepth)
     # on purpose: a helper call per node costs more than the repetition.
 
-    def _negamax(self, depth: int, ply: int, alpha: int, beta: int) -> int:
+    def _negamax(self, depth: int, ply: int, alpha: int, beta: int, allow_null: bool) -> int:
         if depth <= 0:
             return self._quiesce(ply, alpha, beta)
         self.nodes += 1
@@ -268,9 +292,12 @@ class Search:
             self._poll()
         pos = self.pos
         board = pos.board
-        self._pv[ply] = ()
+        pv = self._pv
+        pv[ply] = ()
         if ply > self.seldepth:
             self.seldepth = ply
+        cfg = self.config
+        pv_node = beta - alpha > 1
         in_check = board.is_check()
         if board.halfmove_clock >= 100 and (not in_check or any(board.generate_legal_moves())):
             return 0
@@ -280,41 +307,161 @@ class Search:
             return 0
         if ply >= MAX_PLY:
             return self.evaluate(pos)
+        if cfg.mate_distance_pruning:
+            if alpha < -MATE + ply:
+                alpha = -MATE + ply
+            if beta > MATE - ply - 1:
+                beta = MATE - ply - 1
+            if alpha >= beta:
+                return alpha
+        if in_check and cfg.check_extension:
+            depth += 1
 
         key = pos.key
         entry = self.tt.probe(key)
         tt_move = 0
         if entry is not None:
             tt_move = entry[1]
-            if entry[3] >= depth:
+            if not pv_node and entry[3] >= depth:
                 score = score_from_tt(entry[2], ply, MATE_BOUND)
                 bound = entry[4]
                 if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                     return score
 
-        moves = self._order(board, list(board.generate_legal_moves()), tt_move)
-        if not moves:
-            return -MATE + ply if in_check else 0
+        static = -INFINITE if in_check else self.evaluate(pos)
+        us = board.turn
+        if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
+            # Reverse futility: far enough above beta that no quiet line will fall below it.
+            if (
+                cfg.reverse_futility
+                and depth <= cfg.reverse_futility_depth
+                and static - cfg.reverse_futility_margin * depth >= beta
+            ):
+                return static
+            # Null move: if passing still holds beta, a real move will too (not with
+            # only king and pawns, where zugzwang makes passing the best "move").
+            if (
+                cfg.null_move
+                and allow_null
+                and depth >= cfg.null_move_min_depth
+                and static >= beta
+                and board.occupied_co[us] & ~(board.pawns | board.kings)
+            ):
+                reduction = (
+                    cfg.null_move_reduction
+                    + depth // cfg.null_move_depth_divisor
+                    + min(3, (static - beta) // cfg.null_move_eval_divisor)
+                )
+                self._moves[ply] = 0
+                pos.push_null()
+                score = -self._negamax(depth - 1 - reduction, ply + 1, -beta, -beta + 1, False)
+                pos.pop()
+                if score >= beta:
+                    return beta if score >= MATE_BOUND else score
 
+        if cfg.internal_iterative_reduction and not tt_move and depth >= cfg.iir_min_depth:
+            depth -= 1
+
+        prune_quiets = not pv_node and not in_check
+        futile = (
+            prune_quiets and cfg.futility and depth <= cfg.futility_depth
+            and static + cfg.futility_margin * depth <= alpha
+        )
+        quiet_limit = (
+            cfg.late_move_pruning_base + depth * depth
+            if prune_quiets and cfg.late_move_pruning and depth <= cfg.late_move_pruning_depth
+            else 1 << 30
+        )
+        killers = self._killers[ply] if cfg.killers else (0, 0)
+        previous = self._moves[ply - 1]
+        counter = self._counters[previous & 4095] if cfg.counter_moves and previous else 0
+        if in_check:
+            moves = _evasions(board, tt_move)
+        else:
+            moves = ordered_moves(board, tt_move, killers, counter, self._history, cfg.see_ordering)
+        lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
+        lmr_table = self._lmr[min(depth, 63)]
         original_alpha = alpha
         best = -INFINITE
-        best_move = None
-        pv = self._pv
-        for move in moves:
+        best_code = 0
+        searched = 0
+        quiets_tried: list[int] = []
+        made = self._moves
+        for move, tactical in moves:
+            code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+            skip_if_quiet = (
+                not tactical and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= quiet_limit)
+            )
             pos.push(move)
-            score = -self._negamax(depth - 1, ply + 1, -beta, -alpha)
+            if board.was_into_check():
+                pos.pop()
+                continue
+            gives_check = board.is_check()
+            if skip_if_quiet and not gives_check:
+                pos.pop()
+                continue
+            searched += 1
+            made[ply] = code
+            new_depth = depth - 1
+            if searched == 1:
+                score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True)
+            else:
+                reduction = 0
+                if lmr and not tactical and not in_check and not gives_check and searched > cfg.lmr_min_moves:
+                    reduction = lmr_table[min(searched, 63)]
+                    if pv_node:
+                        reduction -= 1
+                    if code == killers[0] or code == killers[1] or code == counter:
+                        reduction -= 1
+                    if reduction > new_depth - 1:
+                        reduction = new_depth - 1
+                    if reduction < 0:
+                        reduction = 0
+                score = -self._negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True)
+                if score > alpha and reduction:
+                    score = -self._negamax(new_depth, ply + 1, -alpha - 1, -alpha, True)
+                if alpha < score < beta:
+                    score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True)
             pos.pop()
             if score > best:
                 best = score
-                best_move = move
                 if score > alpha:
                     alpha = score
+                    best_code = code
                     pv[ply] = (move,) + pv[ply + 1]
                     if score >= beta:
+                        if not tactical:
+                            self._reward_quiet(ply, us, code, quiets_tried, depth, previous)
                         break
+            if not tactical:
+                quiets_tried.append(code)
+        if not searched:
+            return -MATE + ply if in_check else 0
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        self.tt.store(key, encode_move(best_move), score_to_tt(best, ply, MATE_BOUND), depth, bound)
+        self.tt.store(key, best_code, score_to_tt(best, ply, MATE_BOUND), depth, bound)
         return best
+
+    def _reward_quiet(self, ply: int, us: bool, code: int, tried: list[int], depth: int, previous: int) -> None:
+        """A quiet move caused a cutoff: remember it as killer and counter-move, raise
+        its history and lower the history of the quiet moves tried before it."""
+        cfg = self.config
+        if cfg.killers:
+            killers = self._killers[ply]
+            if killers[0] != code:
+                killers[1] = killers[0]
+                killers[0] = code
+        if cfg.counter_moves and previous:
+            self._counters[previous & 4095] = code
+        if cfg.history:
+            history = self._history
+            base = us << 12
+            bonus = depth * depth
+            history[base | (code & 4095)] += bonus
+            for other in tried:
+                history[base | (other & 4095)] -= bonus
+            if history[base | (code & 4095)] > HISTORY_LIMIT:
+                for index in range(len(history)):
+                    history[index] //= 2
 
     def _quiesce(self, ply: int, alpha: int, beta: int) -> int:
         """Captures and queen promotions until the position is quiet; all evasions
@@ -329,20 +476,35 @@ class Search:
             self.seldepth = ply
         if ply >= MAX_PLY:
             return self.evaluate(pos)
-        if board.is_check():
-            moves = self._order(board, list(board.generate_legal_moves()), 0)
+        in_check = board.is_check()
+        if in_check:
+            best = -INFINITE
+            moves = list(board.generate_legal_moves())
             if not moves:
                 return -MATE + ply
-            best = -INFINITE
+            stand_pat = -INFINITE
         else:
-            best = self.evaluate(pos)
+            best = stand_pat = self.evaluate(pos)
             if best >= beta:
                 return best
             if best > alpha:
                 alpha = best
-            moves = self._order(board, self._tactical_moves(board), 0)
+            moves = capture_moves(board)
+        cfg = self.config
+        delta = cfg.delta_pruning and not in_check
+        see_prune = cfg.qsearch_see_pruning and not in_check
+        piece_type_at = board.piece_type_at
         for move in moves:
+            if delta and not move.promotion:
+                victim = piece_type_at(move.to_square) or chess.PAWN
+                if stand_pat + _DELTA_VALUES[victim] + cfg.delta_margin <= alpha:
+                    continue
+            if see_prune and not see_ge(board, move):
+                continue
             pos.push(move)
+            if board.was_into_check():
+                pos.pop()
+                continue
             score = -self._quiesce(ply + 1, -beta, -alpha)
             pos.pop()
             if score > best:
@@ -353,46 +515,38 @@ class Search:
                         break
         return best
 
-    @staticmethod
-    def _tactical_moves(board: chess.Board) -> list[chess.Move]:
-        """Legal captures and promotions, queen promotions only."""
-        moves = [m for m in board.generate_legal_captures() if m.promotion is None or m.promotion == chess.QUEEN]
-        promoting = board.pawns & board.occupied_co[board.turn] & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
-        if promoting:
-            empty = ~board.occupied & _BB_BACKRANKS
-            moves.extend(m for m in board.generate_legal_moves(promoting, empty) if m.promotion == chess.QUEEN)
-        return moves
 
-    @staticmethod
-    def _order(board: chess.Board, moves: list[chess.Move], tt_move: int) -> list[chess.Move]:
-        """The TT move (an encoded move, 0 for none) first, then captures and
-        promotions by most valuable victim / least valuable attacker, then quiet
-        moves in generation order."""
-        first: list[chess.Move] = []
-        tactical: list[tuple[int, chess.Move]] = []
-        quiet: list[chess.Move] = []
-        theirs = board.occupied_co[not board.turn]
-        ep_square = board.ep_square
-        piece_type_at = board.piece_type_at
-        tt_from = tt_to = tt_promotion = None
-        if tt_move:
-            tt_from, tt_to, tt_promotion = tt_move & 63, (tt_move >> 6) & 63, (tt_move >> 12) or None
-        for move in moves:
-            to = move.to_square
-            if to == tt_to and move.from_square == tt_from and move.promotion == tt_promotion:
-                first.append(move)
-                continue
-            if theirs & _BB_SQUARES[to]:
-                victim = piece_type_at(to)
-                tactical.append((victim * 8 - piece_type_at(move.from_square) + (move.promotion or 0) * 8, move))  # type: ignore[operator]
-            elif move.promotion:
-                tactical.append((move.promotion * 8, move))
-            elif to == ep_square and piece_type_at(move.from_square) == chess.PAWN:
-                tactical.append((chess.PAWN * 8 - chess.PAWN, move))
-            else:
-                quiet.append(move)
-        if tactical:
-            tactical.sort(key=_first, reverse=True)
-            first.extend(move for _, move in tactical)
-        first.extend(quiet)
-        return first
+def _reduction_table(base: float, divisor: float) -> list[list[int]]:
+    """Late-move reductions by depth and move number: base + ln(d) ln(m) / divisor."""
+    table = [[0] * 64 for _ in range(64)]
+    for depth in range(1, 64):
+        for number in range(1, 64):
+            table[depth][number] = max(0, int(base + math.log(depth) * math.log(number) / divisor))
+    return table
+
+
+def _root_order(board: chess.Board, moves: Sequence[chess.Move]) -> list[chess.Move]:
+    """Initial order of the root moves: captures and promotions first (most valuable
+    victim), then the rest as generated; later iterations sort by score."""
+    tactical = set(capture_moves(board))
+    first = [move for move in capture_moves(board) if move in moves]
+    return first + [move for move in moves if move not in tactical]
+
+
+def _evasions(board: chess.Board, tt_move: int) -> list[tuple[chess.Move, bool]]:
+    """The legal moves out of check: the table's move, then captures by most valuable
+    victim, then the rest. Each comes with whether it is tactical."""
+    theirs = board.occupied_co[not board.turn]
+    scored = []
+    for move in board.generate_legal_moves():
+        code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        tactical = bool(theirs & _BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move))
+        if code == tt_move:
+            key = 1 << 20
+        elif tactical:
+            key = 1000 + (board.piece_type_at(move.to_square) or 1) * 8 - (board.piece_type_at(move.from_square) or 0)
+        else:
+            key = 0
+        scored.append((key, move, tactical))
+    scored.sort(key=_first, reverse=True)
+    return [(move, tactical) for _, move, tactical in scored]

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Play a match between two UCI engines and report W/D/L, Elo ± 95 %, LOS, SPRT.
+
+Example (the current checkout against an older one in a git worktree, SPRT):
+
+    git worktree add /tmp/base HEAD~1
+    python scripts/match.py \\
+        --engine name=new cmd="python -m blitzaco" \\
+        --engine name=base cmd="python -m blitzaco" env.PYTHONPATH=/tmp/base/src \\
+        --openings tests/data/openings.epd --games 400 --concurrency 2 --tc 10+0.1 \\
+        --sprt 0 5 --pgn runs/new-vs-base.pgn
+
+Engines are given as cutechess-cli does: name=, cmd= (quoted), option.NAME=VALUE,
+env.VAR=VALUE and dir=. The logic lives in blitzaco.match; this is its front end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
+from blitzaco.match.stats import Sprt
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", action="append", required=True, metavar="SPEC", help="twice: first, second")
+    parser.add_argument("--openings", required=True, help="EPD or PGN file; each opening is played twice")
+    parser.add_argument("--games", type=int, default=100, help="games to play (rounded up to pairs)")
+    parser.add_argument("--concurrency", type=int, default=1, help="game pairs played at once")
+    limit = parser.add_mutually_exclusive_group(required=True)
+    limit.add_argument("--tc", help="clock, seconds: BASE+INCREMENT, e.g. 10+0.1")
+    limit.add_argument("--nodes", type=int, help="fixed nodes per move")
+    limit.add_argument("--depth", type=int, help="fixed depth per move")
+    limit.add_argument("--movetime", type=float, help="fixed seconds per move")
+    parser.add_argument("--resign", metavar="CP:MOVES", help="adjudicate a loss when both engines agree (e.g. 1000:5)")
+    parser.add_argument("--draw", metavar="CP:MOVES:AFTER", help="adjudicate a draw (e.g. 10:8:40)")
+    parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="stop when the SPRT decides")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--pgn", help="write the games here")
+    parser.add_argument("--json", help="write the report here as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+
+    if len(args.engine) != 2:
+        parser.error("give --engine exactly twice")
+    first, second = (EngineSpec.parse(text) for text in args.engine)
+    if args.tc:
+        match_limit = MatchLimit.parse(args.tc)
+    elif args.nodes:
+        match_limit = MatchLimit(nodes=args.nodes)
+    elif args.depth:
+        match_limit = MatchLimit(depth=args.depth)
+    else:
+        match_limit = MatchLimit(movetime=args.movetime)
+    adjudication = Adjudication()
+    if args.resign:
+        score, moves = (int(part) for part in args.resign.split(":"))
+        adjudication = Adjudication(resign_score=score, resign_moves=moves)
+    if args.draw:
+        score, moves, after = (int(part) for part in args.draw.split(":"))
+        adjudication = Adjudication(adjudication.resign_score, adjudication.resign_moves, score, moves, after)
+    sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
+
+    report = play_match(
+        first,
+        second,
+        load_openings(args.openings),
+        match_limit,
+        args.games,
+        concurrency=args.concurrency,
+        adjudication=adjudication,
+        sprt=sprt,
+        pgn_path=args.pgn,
+        progress=None if args.quiet else print_progress,
+    )
+    print(report.summary())
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report.as_dict(), handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

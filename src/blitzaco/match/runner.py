@@ -1,0 +1,565 @@
+"""Play two UCI engines against each other through python-chess's ``chess.engine``.
+
+Each opening is played twice with colours swapped; pairs of games run in parallel
+(one pair of engine processes per worker thread). Games end by the rules
+(checkmate, stalemate, threefold repetition, fifty moves, insufficient material),
+by optional score adjudication (resign: both engines agree one side is lost; draw:
+both agree it is level), or by a fault: a time forfeit, an illegal move, a crash.
+Faults are counted separately. The report gives W/D/L from the first engine's
+point of view, pentanomial pair counts, Elo with a 95 % interval, LOS and, when
+asked, an SPRT that stops the match as soon as it has decided.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import io
+import math
+import shlex
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.engine
+import chess.pgn
+
+from blitzaco.match.stats import Penta, Sprt, elo_interval, los, trinomial_interval
+
+__all__ = [
+    "EngineSpec",
+    "MatchLimit",
+    "Adjudication",
+    "Opening",
+    "GameRecord",
+    "MatchReport",
+    "load_openings",
+    "play_match",
+]
+
+
+# ------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How to start one engine: a command line, UCI options, and its environment."""
+
+    name: str
+    command: tuple[str, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> EngineSpec:
+        """Parse ``name=N cmd="prog args" option.Hash=16 env.PYTHONPATH=src dir=D``
+        (cutechess-cli's style)."""
+        name, command, cwd = None, None, None
+        options: list[tuple[str, Any]] = []
+        env: list[tuple[str, str]] = []
+        for token in shlex.split(text):
+            key, sep, value = token.partition("=")
+            if not sep:
+                raise ValueError(f"engine setting '{token}' is not key=value")
+            if key == "name":
+                name = value
+            elif key == "cmd":
+                command = tuple(shlex.split(value))
+            elif key == "dir":
+                cwd = value
+            elif key.startswith("option."):
+                options.append((key[len("option.") :], _option_value(value)))
+            elif key.startswith("env."):
+                env.append((key[len("env.") :], value))
+            else:
+                raise ValueError(f"unknown engine setting '{key}'")
+        if not command:
+            raise ValueError(f"engine '{text}' has no cmd=")
+        return cls(name or Path(command[0]).name, command, tuple(options), tuple(env), cwd)
+
+    def open(self) -> chess.engine.SimpleEngine:
+        import os
+
+        env = {**os.environ, **dict(self.env)} if self.env else None
+        engine = chess.engine.SimpleEngine.popen_uci(list(self.command), timeout=60, env=env, cwd=self.cwd)
+        if self.options:
+            engine.configure(dict(self.options))
+        return engine
+
+
+def _option_value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+@dataclass(frozen=True)
+class MatchLimit:
+    """A clock (base + increment, seconds), or fixed nodes, depth or time per move."""
+
+    base: float | None = None
+    increment: float = 0.0
+    nodes: int | None = None
+    depth: int | None = None
+    movetime: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> MatchLimit:
+        """``10+0.1`` (seconds), ``nodes=5000``, ``depth=4`` or ``movetime=0.5``."""
+        key, sep, value = text.partition("=")
+        if sep:
+            if key == "nodes":
+                return cls(nodes=int(value))
+            if key == "depth":
+                return cls(depth=int(value))
+            if key == "movetime":
+                return cls(movetime=float(value))
+            raise ValueError(f"unknown limit '{text}'")
+        base, _, increment = text.partition("+")
+        return cls(base=float(base), increment=float(increment or 0))
+
+    def describe(self) -> str:
+        if self.base is not None:
+            return f"{self.base:g}+{self.increment:g}"
+        if self.nodes is not None:
+            return f"nodes={self.nodes}"
+        if self.depth is not None:
+            return f"depth={self.depth}"
+        return f"movetime={self.movetime:g}"
+
+    def pgn_time_control(self) -> str:
+        return f"{self.base:g}+{self.increment:g}" if self.base is not None else "-"
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """Score rules, both optional. Resign: for *resign_moves* moves of each side both
+    engines' scores say the same side is at least *resign_score* cp ahead. Draw:
+    after move *draw_after*, for *draw_moves* moves of each side both engines' scores
+    stay within *draw_score* cp of zero."""
+
+    resign_score: int | None = None
+    resign_moves: int = 5
+    draw_score: int | None = None
+    draw_moves: int = 8
+    draw_after: int = 40
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A starting position and the moves that led to it (kept for repetitions)."""
+
+    fen: str
+    moves: tuple[str, ...] = ()
+    label: str = ""
+
+    def board(self) -> chess.Board:
+        board = chess.Board(self.fen, chess960=_is_960(self.fen))
+        for uci in self.moves:
+            board.push_uci(uci)
+        return board
+
+
+def _is_960(fen: str) -> bool:
+    return chess.Board(fen, chess960=True).has_chess960_castling_rights()
+
+
+def load_openings(path: str | Path) -> list[Opening]:
+    """Openings from an EPD file (one position a line) or a PGN file (each game's
+    main line; its moves are played from its start position)."""
+    path = Path(path)
+    openings = []
+    if path.suffix.lower() == ".pgn":
+        with open(path, encoding="utf-8-sig") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                if game.errors:
+                    raise ValueError(f"{path}: unreadable game {len(openings) + 1}: {game.errors[0]}")
+                moves = tuple(move.uci() for move in game.mainline_moves())
+                openings.append(Opening(game.board().fen(), moves, game.headers.get("Opening", "")))
+    else:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            try:
+                board, ops = chess.Board.from_epd(line)
+            except ValueError as err:
+                raise ValueError(f"{path}:{number}: {err}") from None
+            openings.append(Opening(board.fen(), (), str(ops.get("id", ""))))
+    if not openings:
+        raise ValueError(f"{path}: no openings")
+    return openings
+
+
+# -------------------------------------------------------------------- results
+
+
+@dataclass
+class GameRecord:
+    round: int
+    white: str
+    black: str
+    result: str  # "1-0", "0-1", "1/2-1/2"
+    termination: str
+    plies: int
+    pgn: str
+    fault: str | None = None  # "time", "illegal" or "crash"
+    faulty: str | None = None  # name of the engine at fault
+
+    def points_for(self, name: str) -> float:
+        if self.result == "1/2-1/2":
+            return 0.5
+        winner = self.white if self.result == "1-0" else self.black
+        return 1.0 if winner == name else 0.0
+
+
+@dataclass
+class MatchReport:
+    first: str
+    second: str
+    limit: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    penta: Penta = field(default_factory=Penta)
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    terminations: dict[str, int] = field(default_factory=dict)
+    sprt: Sprt | None = None
+    verdict: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def add_pair(self, records: Sequence[GameRecord]) -> None:
+        points = 0.0
+        for record in records:
+            score = record.points_for(self.first)
+            points += score
+            if score == 1.0:
+                self.wins += 1
+            elif score == 0.5:
+                self.draws += 1
+            else:
+                self.losses += 1
+            self.terminations[record.termination] = self.terminations.get(record.termination, 0) + 1
+            if record.fault and record.faulty:
+                counts = self.faults.setdefault(record.faulty, {"time": 0, "illegal": 0, "crash": 0})
+                counts[record.fault] += 1
+        if len(records) == 2:
+            self.penta.add(points)
+        if self.sprt is not None:
+            self.verdict = self.sprt.verdict(self.penta)
+
+    def elo(self) -> tuple[float, float]:
+        """Elo ± 95 % from pairs when there are any, else from single games."""
+        if self.penta.pairs:
+            return elo_interval(self.penta)
+        return trinomial_interval(self.wins, self.draws, self.losses)
+
+    def progress(self) -> str:
+        elo, error = self.elo()
+        text = f"[{self.games}] +{self.wins} ={self.draws} -{self.losses}  Elo {_fmt(elo)} ± {_fmt(error, sign=False)}"
+        text += f"  LOS {los(self.wins, self.losses) * 100:.1f}%"
+        if self.sprt is not None:
+            lower, upper = self.sprt.bounds()
+            text += f"  LLR {self.sprt.llr(self.penta):.2f} ({lower:.2f}, {upper:.2f})"
+        return text
+
+    def summary(self) -> str:
+        elo, error = self.elo()
+        score = (self.wins + self.draws / 2) / self.games if self.games else 0.0
+        lines = [
+            f"Match {self.first} vs {self.second}, {self.limit}: {self.games} games in {self.seconds:.0f} s",
+            f"Score of {self.first} vs {self.second}: {self.wins} - {self.losses} - {self.draws}  [{score:.3f}]",
+            f"Elo difference: {_fmt(elo)} ± {_fmt(error, sign=False)} (95%), LOS: {los(self.wins, self.losses) * 100:.1f} %",
+            f"Ptnml(0-2): {self.penta.counts}",
+        ]
+        if self.sprt is not None:
+            lower, upper = self.sprt.bounds()
+            outcome = {"H1": "H1 was accepted", "H0": "H0 was accepted", None: "no decision"}[self.verdict]
+            lines.append(
+                f"SPRT ({self.sprt.elo0:g}, {self.sprt.elo1:g}), alpha {self.sprt.alpha:g}, beta {self.sprt.beta:g}: "
+                f"LLR {self.sprt.llr(self.penta):.2f} ({lower:.2f}, {upper:.2f}) - {outcome}"
+            )
+        for name in (self.first, self.second):
+            counts = self.faults.get(name, {"time": 0, "illegal": 0, "crash": 0})
+            lines.append(
+                f"{name}: {counts['time']} time forfeits, {counts['illegal']} illegal moves, {counts['crash']} crashes"
+            )
+        lines.append("Endings: " + ", ".join(f"{k} {v}" for k, v in sorted(self.terminations.items())))
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        elo, error = self.elo()
+        return {
+            "first": self.first,
+            "second": self.second,
+            "limit": self.limit,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "pentanomial": self.penta.counts,
+            "elo": elo,
+            "elo_error95": error,
+            "los": los(self.wins, self.losses),
+            "llr": self.sprt.llr(self.penta) if self.sprt else None,
+            "verdict": self.verdict,
+            "faults": self.faults,
+            "terminations": self.terminations,
+            "seconds": self.seconds,
+        }
+
+
+def _fmt(value: float, sign: bool = True) -> str:
+    if math.isinf(value) or math.isnan(value):
+        return "inf"
+    value += 0.0  # no "-0.0"
+    return f"{value:+.1f}" if sign else f"{value:.1f}"
+
+
+# ------------------------------------------------------------------ one game
+
+_TERMINATIONS = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.SEVENTYFIVE_MOVES: "fifty moves",
+    chess.Termination.FIFTY_MOVES: "fifty moves",
+    chess.Termination.THREEFOLD_REPETITION: "repetition",
+    chess.Termination.FIVEFOLD_REPETITION: "repetition",
+}
+_MATE_CP = 100_000
+
+
+class _Seat:
+    """An engine process owned by one worker, restarted after a crash."""
+
+    def __init__(self, spec: EngineSpec) -> None:
+        self.spec = spec
+        self.engine: chess.engine.SimpleEngine | None = None
+
+    def get(self) -> chess.engine.SimpleEngine:
+        if self.engine is None:
+            self.engine = self.spec.open()
+        return self.engine
+
+    def discard(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.close()
+            except Exception:  # already dead: nothing to close
+                pass
+        self.engine = None
+
+    def close(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.quit()
+            except Exception:  # the engine died on the way out
+                self.discard()
+        self.engine = None
+
+
+def _score_text(score: chess.engine.PovScore | None, color: chess.Color) -> str:
+    if score is None:
+        return ""
+    pov = score.pov(color)
+    mate = pov.mate()
+    if mate is not None:
+        return f"{'+' if mate > 0 else '-'}M{abs(mate)}"
+    cp = pov.score()
+    return f"{cp / 100:+.2f}" if cp is not None else ""
+
+
+def play_game(
+    white: _Seat, black: _Seat, opening: Opening, limit: MatchLimit, adjudication: Adjudication, round_number: int
+) -> GameRecord:
+    board = opening.board()
+    start = opening.board()
+    game = chess.pgn.Game()
+    root = chess.Board(opening.fen, chess960=start.chess960)
+    game.setup(root)
+    node: chess.pgn.GameNode = game
+    for move in board.move_stack:
+        node = node.add_variation(move, comment="book")
+    seats = {chess.WHITE: white, chess.BLACK: black}
+    clock = {chess.WHITE: limit.base or 0.0, chess.BLACK: limit.base or 0.0}
+    white_pov: list[int | None] = []  # each engine's score, from White's point of view
+    game_key = object()
+    result, termination, fault, faulty = "*", "", None, None
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result, termination = outcome.result(), _TERMINATIONS.get(outcome.termination, outcome.termination.name)
+            break
+        verdict = _adjudicate(white_pov, board, adjudication)
+        if verdict is not None:
+            result, termination = verdict
+            break
+        side = board.turn
+        seat = seats[side]
+        if limit.base is not None:
+            search_limit = chess.engine.Limit(
+                white_clock=max(clock[chess.WHITE], 0.001),
+                black_clock=max(clock[chess.BLACK], 0.001),
+                white_inc=limit.increment,
+                black_inc=limit.increment,
+            )
+        else:
+            search_limit = chess.engine.Limit(nodes=limit.nodes, depth=limit.depth, time=limit.movetime)
+        started = time.perf_counter()
+        try:
+            played = seat.get().play(
+                board, search_limit, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE, game=game_key
+            )
+        except (chess.engine.EngineTerminatedError, TimeoutError, concurrent.futures.TimeoutError) as err:
+            # EngineTerminatedError is an EngineError: it must be caught first.
+            seat.discard()
+            fault, faulty = "crash", seat.spec.name
+            termination = f"crash ({type(err).__name__})"
+        except chess.engine.EngineError as err:
+            fault, faulty, termination = "illegal", seat.spec.name, f"illegal move ({err})"
+        else:
+            elapsed = time.perf_counter() - started
+            if played.move is None or played.move not in board.legal_moves:
+                fault, faulty, termination = "illegal", seat.spec.name, f"illegal move {played.move}"
+            elif limit.base is not None and clock[side] - elapsed < 0:
+                fault, faulty, termination = "time", seat.spec.name, "time forfeit"
+            if fault is None:
+                if limit.base is not None:
+                    clock[side] += limit.increment - elapsed
+                score = played.info.get("score")
+                white_pov.append(score.white().score(mate_score=_MATE_CP) if score is not None else None)
+                node = node.add_variation(played.move)
+                depth = played.info.get("depth")
+                note = _score_text(score, side) + (f"/{depth}" if depth is not None else "") + f" {elapsed:.2f}s"
+                node.comment = note.strip()
+                if limit.base is not None:
+                    node.set_clock(max(clock[side], 0.0))
+                board.push(played.move)
+        if fault is not None:
+            result = "0-1" if side == chess.WHITE else "1-0"
+            break
+    game.headers.update(
+        Event="BlitzACO match",
+        Site="local",
+        Date=datetime.date.today().strftime("%Y.%m.%d"),
+        Round=str(round_number),
+        White=white.spec.name,
+        Black=black.spec.name,
+        Result=result,
+        TimeControl=limit.pgn_time_control(),
+        Termination=termination,
+        PlyCount=str(len(board.move_stack) - len(start.move_stack)),
+    )
+    if opening.label:
+        game.headers["Opening"] = opening.label
+    buffer = io.StringIO()
+    print(game, file=buffer, end="\n\n")
+    return GameRecord(
+        round_number, white.spec.name, black.spec.name, result, termination,
+        len(board.move_stack) - len(start.move_stack), buffer.getvalue(), fault, faulty,
+    )
+
+
+def _adjudicate(white_pov: list[int | None], board: chess.Board, rules: Adjudication) -> tuple[str, str] | None:
+    if rules.resign_score is not None:
+        recent = white_pov[-2 * rules.resign_moves :]
+        if len(recent) == 2 * rules.resign_moves and None not in recent:
+            if all(score >= rules.resign_score for score in recent):  # type: ignore[operator]
+                return "1-0", "adjudication: resign"
+            if all(score <= -rules.resign_score for score in recent):  # type: ignore[operator]
+                return "0-1", "adjudication: resign"
+    if rules.draw_score is not None and board.fullmove_number > rules.draw_after:
+        recent = white_pov[-2 * rules.draw_moves :]
+        if len(recent) == 2 * rules.draw_moves and all(
+            score is not None and abs(score) <= rules.draw_score for score in recent
+        ):
+            return "1/2-1/2", "adjudication: draw"
+    return None
+
+
+# ---------------------------------------------------------------------- match
+
+
+def play_match(
+    first: EngineSpec,
+    second: EngineSpec,
+    openings: Sequence[Opening],
+    limit: MatchLimit,
+    games: int,
+    *,
+    concurrency: int = 1,
+    adjudication: Adjudication = Adjudication(),
+    sprt: Sprt | None = None,
+    pgn_path: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> MatchReport:
+    """Play up to *games* games (rounded up to whole pairs) and report. Openings are
+    used in order, each for one pair; the first engine has White in the first game
+    of each pair. Stops early when the SPRT decides."""
+    if first.name == second.name:
+        raise ValueError("the two engines need different names")
+    pairs = (games + 1) // 2
+    report = MatchReport(first.name, second.name, limit.describe(), sprt=sprt)
+    lock = threading.Lock()
+    stop = threading.Event()
+    seats: list[_Seat] = []
+    local = threading.local()
+    pgn_file = open(pgn_path, "w", encoding="utf-8") if pgn_path else None
+    started = time.perf_counter()
+
+    def seat_pair() -> tuple[_Seat, _Seat]:
+        if not hasattr(local, "seats"):
+            local.seats = (_Seat(first), _Seat(second))
+            with lock:
+                seats.extend(local.seats)
+        return local.seats  # type: ignore[no-any-return]
+
+    def play_pair(index: int) -> None:
+        if stop.is_set():
+            return
+        mine, theirs = seat_pair()
+        opening = openings[index % len(openings)]
+        records = [
+            play_game(mine, theirs, opening, limit, adjudication, 2 * index + 1),
+            play_game(theirs, mine, opening, limit, adjudication, 2 * index + 2),
+        ]
+        with lock:
+            report.add_pair(records)
+            report.seconds = time.perf_counter() - started
+            if pgn_file is not None:
+                for record in records:
+                    pgn_file.write(record.pgn)
+                pgn_file.flush()
+            if progress is not None:
+                progress(report.progress())
+            if report.verdict is not None:
+                stop.set()
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            for future in [pool.submit(play_pair, index) for index in range(pairs)]:
+                future.result()
+    finally:
+        for seat in seats:
+            seat.close()
+        if pgn_file is not None:
+            pgn_file.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def print_progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

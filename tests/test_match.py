@@ -1,0 +1,200 @@
+"""The match runner: statistics, real short games, faults, adjudication, PGN."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
+from blitzaco.match.stats import Penta, Sprt, elo_from_score, elo_interval, los, score_from_elo, trinomial_interval
+from uci_driver import DATA
+
+HERE = Path(__file__).parent
+BLITZACO = f"cmd='{sys.executable} -m blitzaco'"
+STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
+OPENINGS = load_openings(DATA / "openings.epd")
+
+
+def fake(mode: str) -> EngineSpec:
+    return EngineSpec.parse(f"name={mode} cmd='{sys.executable} {HERE / 'fake_engine.py'} {mode}'")
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def test_elo_and_score_are_inverse() -> None:
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(190.849, abs=1e-3)
+    for elo in (-400, -35, 0, 12.5, 300):
+        assert elo_from_score(score_from_elo(elo)) == pytest.approx(elo)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+
+
+def test_los() -> None:
+    assert los(0, 0) == 0.5
+    assert los(10, 10) == 0.5
+    assert los(60, 40) == pytest.approx(0.97725, abs=1e-4)  # z = 20 / sqrt(200) ~ 1.414... -> Phi(2)
+    assert los(40, 60) == pytest.approx(1 - 0.97725, abs=1e-4)
+
+
+def test_pentanomial_interval_by_hand() -> None:
+    penta = Penta([10, 20, 40, 20, 10])  # symmetric: Elo 0
+    elo, error = elo_interval(penta)
+    assert elo == pytest.approx(0.0)
+    # per-pair variance: (10*0.25 + 20*0.0625 + 20*0.0625 + 10*0.25) / 100 = 0.075
+    half = 1.959964 * math.sqrt(0.075 / 100)
+    assert error == pytest.approx((elo_from_score(0.5 + half) - elo_from_score(0.5 - half)) / 2, rel=1e-6)
+
+
+def test_trinomial_interval() -> None:
+    elo, error = trinomial_interval(30, 40, 30)
+    assert elo == pytest.approx(0.0) and 30 < error < 60
+
+
+def test_sprt_bounds_and_decisions() -> None:
+    sprt = Sprt(0, 10, 0.05, 0.05)
+    lower, upper = sprt.bounds()
+    assert lower == pytest.approx(-2.944, abs=1e-3) and upper == pytest.approx(2.944, abs=1e-3)
+    assert sprt.verdict(Penta([0, 5, 50, 100, 45])) == "H1"
+    assert sprt.verdict(Penta([45, 100, 50, 5, 0])) == "H0"
+    assert sprt.verdict(Penta([1, 2, 3, 2, 1])) is None
+    # the LLR grows with evidence in favour of H1
+    assert sprt.llr(Penta([0, 10, 20, 12, 0])) < sprt.llr(Penta([0, 10, 20, 30, 0]))
+
+
+# ---------------------------------------------------------------- settings
+
+
+def test_engine_spec_parsing() -> None:
+    spec = EngineSpec.parse("name=x cmd='python -m blitzaco' option.Hash=16 option.OwnBook=true env.A=b dir=/tmp")
+    assert spec.name == "x" and spec.command == ("python", "-m", "blitzaco")
+    assert dict(spec.options) == {"Hash": 16, "OwnBook": True}
+    assert dict(spec.env) == {"A": "b"} and spec.cwd == "/tmp"
+    with pytest.raises(ValueError):
+        EngineSpec.parse("name=x")
+    with pytest.raises(ValueError):
+        EngineSpec.parse("name=x cmd=y colour=blue")
+
+
+def test_limit_parsing() -> None:
+    assert MatchLimit.parse("10+0.1") == MatchLimit(base=10.0, increment=0.1)
+    assert MatchLimit.parse("nodes=500") == MatchLimit(nodes=500)
+    assert MatchLimit.parse("depth=3").describe() == "depth=3"
+
+
+def test_openings_from_epd_and_pgn(tmp_path: Path) -> None:
+    assert len(OPENINGS) == 250
+    pgn = tmp_path / "o.pgn"
+    pgn.write_text('[Event "x"]\n[Opening "Italian"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n\n[Event "y"]\n\n1. d4 d5 *\n')
+    openings = load_openings(pgn)
+    assert [o.label for o in openings] == ["Italian", ""]
+    assert openings[0].board().fen() == "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
+    assert len(openings[0].board().move_stack) == 5
+
+
+# ---------------------------------------------------------------- real games
+
+
+def test_short_match_between_two_engine_processes(tmp_path: Path) -> None:
+    first = EngineSpec.parse(f"name=default {BLITZACO}")
+    weak_config = tmp_path / "weak.toml"
+    weak_config.write_text("[eval.material]\nqueen = [300, 300]\nrook = [200, 200]\n")
+    second = EngineSpec.parse(f"name=weak {BLITZACO} option.ConfigFile={weak_config}")
+    pgn = tmp_path / "games.pgn"
+    lines: list[str] = []
+    report = play_match(
+        first, second, OPENINGS[:2], MatchLimit(nodes=400), 4, concurrency=2, pgn_path=pgn, progress=lines.append
+    )
+    assert report.games == 4 and report.penta.pairs == 2
+    assert report.wins + report.draws + report.losses == 4
+    assert sum(report.terminations.values()) == 4
+    assert not report.faults
+    assert len(lines) == 2 and lines[-1].startswith("[4] ")
+    games = []
+    with open(pgn) as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert len(games) == 4
+    assert {games[0].headers["White"], games[0].headers["Black"]} == {"default", "weak"}
+    assert games[0].headers["White"] == games[1].headers["Black"]
+    for game in games:
+        assert game.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
+        first_move = game.next()
+        assert first_move is not None and "s" in first_move.comment  # "+0.12/3 0.05s"
+        board = game.end().board()
+        if game.headers["Termination"] == "checkmate":
+            assert board.is_checkmate()
+
+
+def test_clock_games_record_the_clock_in_the_pgn(tmp_path: Path) -> None:
+    first = EngineSpec.parse(f"name=a {BLITZACO}")
+    second = EngineSpec.parse(f"name=b {BLITZACO}")
+    pgn = tmp_path / "clock.pgn"
+    report = play_match(
+        first, second, OPENINGS[:1], MatchLimit(base=1.0, increment=0.05), 2,
+        adjudication=Adjudication(resign_score=600, resign_moves=3, draw_score=5, draw_moves=6, draw_after=20),
+        pgn_path=pgn,
+    )
+    assert report.games == 2 and not report.faults
+    game = chess.pgn.read_game(open(pgn))
+    assert game is not None and game.next() is not None
+    assert game.next().clock() is not None  # [%clk ...]
+    assert game.headers["TimeControl"] == "1+0.05"
+
+
+def test_faults_are_counted_separately() -> None:
+    report = play_match(fake("good"), fake("illegal"), OPENINGS[:1], MatchLimit(nodes=10), 2)
+    assert report.wins == 2 and report.faults["illegal"]["illegal"] == 2
+    report = play_match(fake("good"), fake("crash"), OPENINGS[:1], MatchLimit(nodes=10), 2)
+    assert report.faults["crash"]["crash"] >= 1
+    assert report.losses == 0
+    report = play_match(fake("good"), fake("slow"), OPENINGS[:1], MatchLimit(base=0.5, increment=0.0), 2)
+    assert report.faults["slow"]["time"] == 2 and report.wins == 2
+    assert "time forfeit" in report.terminations
+
+
+def test_resign_adjudication() -> None:
+    queen_up = Opening("rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+    first = EngineSpec.parse(f"name=a {BLITZACO}")
+    second = EngineSpec.parse(f"name=b {BLITZACO}")
+    report = play_match(first, second, [queen_up], MatchLimit(depth=2), 2, adjudication=Adjudication(resign_score=500, resign_moves=2))
+    assert report.terminations.get("adjudication: resign") == 2
+    assert report.wins == 1 and report.losses == 1  # White wins both games
+
+
+def test_sprt_stops_the_match_early() -> None:
+    report = play_match(
+        fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 200, sprt=Sprt(0, 10), concurrency=1
+    )
+    assert report.verdict == "H1" and report.games < 200
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="Stockfish is not installed")
+def test_games_against_stockfish() -> None:
+    first = EngineSpec.parse(f"name=blitzaco {BLITZACO}")
+    second = EngineSpec.parse(f"name=stockfish cmd={STOCKFISH} option.Threads=1 option.Hash=16")
+    report = play_match(first, second, OPENINGS[:1], MatchLimit(nodes=2000), 2)
+    assert report.games == 2 and not report.faults
+
+
+def test_command_line_front_end(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    run = subprocess.run(
+        [
+            sys.executable, str(HERE.parent / "scripts" / "match.py"),
+            "--engine", f"name=good cmd='{sys.executable} {HERE / 'fake_engine.py'} good'",
+            "--engine", f"name=illegal cmd='{sys.executable} {HERE / 'fake_engine.py'} illegal'",
+            "--openings", str(DATA / "openings.epd"), "--games", "4", "--nodes", "10", "--json", str(out), "--quiet",
+        ],
+        capture_output=True, text=True, check=True,
+    )
+    assert "Score of good vs illegal: 4 - 0 - 0" in run.stdout
+    assert "illegal: 0 time forfeits, 4 illegal moves, 0 crashes" in run.stdout
+    assert json.loads(out.read_text())["wins"] == 4
