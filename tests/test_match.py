@@ -11,10 +11,10 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from uci_driver import DATA
 
 from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
 from blitzaco.match.stats import Penta, Sprt, elo_from_score, elo_interval, los, score_from_elo, trinomial_interval
-from uci_driver import DATA
 
 HERE = Path(__file__).parent
 BLITZACO = f"cmd='{sys.executable} -m blitzaco'"
@@ -164,7 +164,8 @@ def test_resign_adjudication() -> None:
     queen_up = Opening("rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
     first = EngineSpec.parse(f"name=a {BLITZACO}")
     second = EngineSpec.parse(f"name=b {BLITZACO}")
-    report = play_match(first, second, [queen_up], MatchLimit(depth=2), 2, adjudication=Adjudication(resign_score=500, resign_moves=2))
+    rules = Adjudication(resign_score=500, resign_moves=2)
+    report = play_match(first, second, [queen_up], MatchLimit(depth=2), 2, adjudication=rules)
     assert report.terminations.get("adjudication: resign") == 2
     assert report.wins == 1 and report.losses == 1  # White wins both games
 

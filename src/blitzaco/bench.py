@@ -20,7 +20,7 @@ from blitzaco.timeman import Limits, SearchControl
 
 __all__ = ["BENCH_FENS", "DEFAULT_BENCH_DEPTH", "run_bench"]
 
-DEFAULT_BENCH_DEPTH = 4
+DEFAULT_BENCH_DEPTH = 7
 
 BENCH_FENS = (
     # openings and early middlegames

@@ -84,7 +84,9 @@ class SearchConfig:
         "and pawns, where passing may be the best move)."
     )
     null_move_min_depth: int = _param(2, "Smallest depth where a null move is tried (plies).", lo=1, hi=100)
-    null_move_reduction: int = _param(3, "Depth reduction of the null-move search, before adjustments (plies).", lo=1, hi=20)
+    null_move_reduction: int = _param(
+        3, "Depth reduction of the null-move search, before adjustments (plies).", lo=1, hi=20
+    )
     null_move_depth_divisor: int = _param(
         4, "The reduction grows by one ply per this many plies of depth left.", lo=1, hi=100
     )
@@ -95,7 +97,9 @@ class SearchConfig:
     reverse_futility: bool = _param(
         True, "Reverse futility pruning: cut when the static evaluation beats beta by a margin growing with depth."
     )
-    reverse_futility_depth: int = _param(6, "Largest depth where reverse futility pruning applies (plies).", lo=0, hi=100)
+    reverse_futility_depth: int = _param(
+        6, "Largest depth where reverse futility pruning applies (plies).", lo=0, hi=100
+    )
     reverse_futility_margin: int = _param(90, "Reverse futility margin per ply of depth (centipawns).", lo=0, hi=10000)
     futility: bool = _param(
         True, "Futility pruning: skip quiet moves that do not give check when the static evaluation plus a margin "
@@ -108,7 +112,9 @@ class SearchConfig:
         "late_move_pruning_base + depth^2."
     )
     late_move_pruning_depth: int = _param(4, "Largest depth where late-move pruning applies (plies).", lo=0, hi=100)
-    late_move_pruning_base: int = _param(3, "Quiet moves always searched before late-move pruning (moves).", lo=0, hi=1000)
+    late_move_pruning_base: int = _param(
+        3, "Quiet moves always searched before late-move pruning (moves).", lo=0, hi=1000
+    )
     late_move_reductions: bool = _param(
         True, "Late-move reductions: quiet moves late in the order are first searched shallower, by "
         "lmr_base + ln(depth) ln(move number) / lmr_divisor plies."

@@ -16,13 +16,14 @@ Moves are passed around encoded as integers (see :func:`blitzaco.tt.encode_move`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterator, Sequence
 
 import chess
 
 from blitzaco.tt import decode_move
 
-__all__ = ["SEE_VALUES", "see_ge", "ordered_moves", "capture_moves", "mvv_lva"]
+__all__ = ["SEE_VALUES", "see_ge", "ordered_moves", "capture_moves", "mvv_lva", "CheckTest"]
 
 #: Piece values for the exchange evaluation, by piece type (centipawns; the king is
 #: never captured, its value only has to exceed everything else).
@@ -36,7 +37,7 @@ _KING_ATTACKS = chess.BB_KING_ATTACKS
 _DIAG_MASKS, _DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
 _FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
 _RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN
 _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
@@ -133,16 +134,24 @@ def see_ge(board: chess.Board, move: chess.Move, threshold: int = 0) -> bool:
     return bool(result)
 
 
-def capture_moves(board: chess.Board) -> list[chess.Move]:
-    """Pseudo-legal captures and queen promotions, most valuable victim first."""
+def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[chess.Move]:
+    """Pseudo-legal captures of pieces on *targets* (en passant only when all are
+    targets), every capture by a promoting pawn, and quiet queen promotions; most
+    valuable victim first. Under-promotions are left out."""
     scored = []
     piece_type_at = board.piece_type_at
-    for move in board.generate_pseudo_legal_captures():
+    us = board.turn
+    promoting = board.pawns & board.occupied_co[us] & (chess.BB_RANK_7 if us else chess.BB_RANK_2)
+    captures = board.generate_pseudo_legal_captures(_BB_ALL, targets)
+    if promoting and targets != _BB_ALL:
+        extra = board.occupied_co[not us] & ~targets
+        captures = itertools.chain(captures, board.generate_pseudo_legal_captures(promoting, extra))
+    for move in captures:
         if move.promotion and move.promotion != _QUEEN:
             continue
         victim = piece_type_at(move.to_square) or _PAWN  # en passant
-        scored.append((victim * 8 - piece_type_at(move.from_square) + (move.promotion or 0) * 8, move))  # type: ignore[operator]
-    promoting = board.pawns & board.occupied_co[board.turn] & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
+        attacker: int = piece_type_at(move.from_square)  # type: ignore[assignment]
+        scored.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
     if promoting:
         for move in board.generate_pseudo_legal_moves(promoting, ~board.occupied & _BACKRANKS):
             if move.promotion == _QUEEN:
@@ -151,14 +160,14 @@ def capture_moves(board: chess.Board) -> list[chess.Move]:
     return [move for _, move in scored]
 
 
-def _first(item: tuple[int, chess.Move]) -> int:
+def _first(item: tuple[int, chess.Move] | tuple[int, chess.Move, bool]) -> int:
     return item[0]
 
 
 def ordered_moves(
     board: chess.Board,
     tt_move: int,
-    killers: tuple[int, int],
+    killers: Sequence[int],
     counter: int,
     history: list[int],
     use_see: bool = True,
@@ -173,7 +182,7 @@ def ordered_moves(
             yield move, bool(move.promotion or theirs & _BB_SQUARES[move.to_square] or board.is_en_passant(move))
 
     # captures and promotions
-    tactical: list[tuple[int, chess.Move]] = []
+    tactical: list[tuple[int, chess.Move, bool]] = []
     late: list[chess.Move] = []  # losing captures and under-promotions
     for move in board.generate_pseudo_legal_captures():
         if _code(move) == tt_move:
@@ -182,8 +191,10 @@ def ordered_moves(
             late.append(move)
             continue
         victim = piece_type_at(move.to_square) or _PAWN  # en passant
-        attacker = piece_type_at(move.from_square)
-        tactical.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))  # type: ignore[operator]
+        attacker: int = piece_type_at(move.from_square)  # type: ignore[assignment]
+        # Only a capture by a more valuable piece can lose the exchange.
+        risky = not move.promotion and SEE_VALUES[attacker] > SEE_VALUES[victim]
+        tactical.append((victim * 8 - attacker + (move.promotion or 0) * 8, move, risky))
     us = board.turn
     promoting = board.pawns & board.occupied_co[us] & (chess.BB_RANK_7 if us else chess.BB_RANK_2)
     if promoting:
@@ -191,13 +202,12 @@ def ordered_moves(
             if _code(move) == tt_move:
                 continue
             if move.promotion == _QUEEN:
-                tactical.append((_QUEEN * 8, move))
+                tactical.append((_QUEEN * 8, move, False))
             else:
                 late.append(move)
     tactical.sort(key=_first, reverse=True)
-    for score, move in tactical:
-        # A capture by a cheaper piece cannot lose the exchange: no SEE needed.
-        if use_see and not move.promotion and (score & 7) and not see_ge(board, move):
+    for _, move, risky in tactical:
+        if use_see and risky and not see_ge(board, move):
             late.append(move)
             continue
         yield move, True
@@ -241,3 +251,49 @@ def ordered_moves(
         yield move, False
     for move in late:
         yield move, True
+
+
+class CheckTest:
+    """Which quiet moves of the side to move might give check, without making them.
+
+    Never wrong in the safe direction: :meth:`maybe` is true for every move that gives
+    check (and for some that do not, which the search then makes and tests).
+    A quiet move gives check either directly (the piece lands on a square from which
+    it attacks the king, computed with the current occupancy: a slider moving along
+    its own line to the king could only check if it already did, which is illegal)
+    or by discovery (it leaves the line between the king and one of our sliders).
+    """
+
+    __slots__ = ("squares", "discoverers")
+
+    def __init__(self, board: chess.Board) -> None:
+        us = board.turn
+        king = board.king(not us)
+        assert king is not None
+        occupied = board.occupied
+        diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
+        straight = (
+            _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
+        )
+        self.squares = (0, _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king], diagonal, straight, diagonal | straight, 0)
+        ours = board.occupied_co[us]
+        snipers = ours & (
+            ((_RANK_ATTACKS[king][0] | _FILE_ATTACKS[king][0]) & (board.rooks | board.queens))
+            | (_DIAG_ATTACKS[king][0] & (board.bishops | board.queens))
+        )
+        discoverers = 0
+        for sniper in chess.scan_forward(snipers):
+            blocker = chess.between(king, sniper) & occupied
+            if blocker and not blocker & (blocker - 1) and blocker & ours:
+                discoverers |= blocker
+        self.discoverers = discoverers
+
+    def maybe(self, board: chess.Board, move: chess.Move) -> bool:
+        """False only if the quiet *move* certainly does not give check."""
+        frm = move.from_square
+        if _BB_SQUARES[frm] & self.discoverers:
+            return True
+        piece_type = board.piece_type_at(frm)
+        if piece_type == chess.KING:
+            return board.is_castling(move)
+        return bool(_BB_SQUARES[move.to_square] & self.squares[piece_type])  # type: ignore[index]

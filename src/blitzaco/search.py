@@ -21,7 +21,7 @@ Scores are centipawns for the side to move; a mate in *n* plies scores
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -29,7 +29,7 @@ import chess
 
 from blitzaco.config import SearchConfig
 from blitzaco.evaluate import Evaluator
-from blitzaco.movepick import capture_moves, ordered_moves, see_ge
+from blitzaco.movepick import CheckTest, capture_moves, ordered_moves, see_ge
 from blitzaco.position import Position
 from blitzaco.timeman import SearchControl
 from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, encode_move, score_from_tt, score_to_tt
@@ -61,8 +61,9 @@ _BB_SQUARES = chess.BB_SQUARES
 _first = itemgetter(0)
 #: Values of captured pieces for delta pruning (centipawns), by piece type.
 _DELTA_VALUES = (0, 100, 320, 330, 500, 950, 0)
-#: Quiet moves scored above this in the history table are not reduced further.
+#: The history table is halved when an entry passes this.
 HISTORY_LIMIT = 1 << 20
+_NO_KILLERS = [0, 0]
 
 
 class Bound:
@@ -244,12 +245,13 @@ class Search:
             self.seldepth = 0
             self._moves[0] = encode_move(rm.move)
             pos.push(rm.move)
+            check = pos.board.is_check()
             if first:
-                score = -self._negamax(depth - 1, 1, -beta, -alpha, True)
+                score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
             else:
-                score = -self._negamax(depth - 1, 1, -alpha - 1, -alpha, True)
+                score = -self._negamax(depth - 1, 1, -alpha - 1, -alpha, True, check)
                 if alpha < score < beta:
-                    score = -self._negamax(depth - 1, 1, -beta, -alpha, True)
+                    score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
             pos.pop()
             if first or score > alpha:
                 rm.score = score
@@ -284,9 +286,10 @@ class Search:
     # _negamax and _quiesce share their first lines (count the node, poll, seldepth)
     # on purpose: a helper call per node costs more than the repetition.
 
-    def _negamax(self, depth: int, ply: int, alpha: int, beta: int, allow_null: bool) -> int:
+    def _negamax(self, depth: int, ply: int, alpha: int, beta: int, allow_null: bool, in_check: bool) -> int:
+        """*in_check*: whether the side to move is in check (the caller knows it)."""
         if depth <= 0:
-            return self._quiesce(ply, alpha, beta)
+            return self._quiesce(ply, alpha, beta, in_check)
         self.nodes += 1
         if self.nodes >= self._next_poll:
             self._poll()
@@ -298,7 +301,6 @@ class Search:
             self.seldepth = ply
         cfg = self.config
         pv_node = beta - alpha > 1
-        in_check = board.is_check()
         if board.halfmove_clock >= 100 and (not in_check or any(board.generate_legal_moves())):
             return 0
         if pos.is_repetition():
@@ -354,7 +356,7 @@ class Search:
                 )
                 self._moves[ply] = 0
                 pos.push_null()
-                score = -self._negamax(depth - 1 - reduction, ply + 1, -beta, -beta + 1, False)
+                score = -self._negamax(depth - 1 - reduction, ply + 1, -beta, -beta + 1, False, False)
                 pos.pop()
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
@@ -372,15 +374,18 @@ class Search:
             if prune_quiets and cfg.late_move_pruning and depth <= cfg.late_move_pruning_depth
             else 1 << 30
         )
-        killers = self._killers[ply] if cfg.killers else (0, 0)
+        killers = self._killers[ply] if cfg.killers else _NO_KILLERS
         previous = self._moves[ply - 1]
         counter = self._counters[previous & 4095] if cfg.counter_moves and previous else 0
+        moves: Iterable[tuple[chess.Move, bool]]
         if in_check:
             moves = _evasions(board, tt_move)
         else:
             moves = ordered_moves(board, tt_move, killers, counter, self._history, cfg.see_ordering)
         lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
         lmr_table = self._lmr[min(depth, 63)]
+        legality = _Legality(board, in_check)
+        check_test = None
         original_alpha = alpha
         best = -INFINITE
         best_code = 0
@@ -392,8 +397,14 @@ class Search:
             skip_if_quiet = (
                 not tactical and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= quiet_limit)
             )
+            if skip_if_quiet:
+                # Pruned unless it gives check; find out without making it when possible.
+                if check_test is None:
+                    check_test = CheckTest(board)
+                if not check_test.maybe(board, move):
+                    continue
             pos.push(move)
-            if board.was_into_check():
+            if legality.needs_test(move) and board.was_into_check():
                 pos.pop()
                 continue
             gives_check = board.is_check()
@@ -404,7 +415,7 @@ class Search:
             made[ply] = code
             new_depth = depth - 1
             if searched == 1:
-                score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True)
+                score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True, gives_check)
             else:
                 reduction = 0
                 if lmr and not tactical and not in_check and not gives_check and searched > cfg.lmr_min_moves:
@@ -417,11 +428,11 @@ class Search:
                         reduction = new_depth - 1
                     if reduction < 0:
                         reduction = 0
-                score = -self._negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True)
+                score = -self._negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True, gives_check)
                 if score > alpha and reduction:
-                    score = -self._negamax(new_depth, ply + 1, -alpha - 1, -alpha, True)
+                    score = -self._negamax(new_depth, ply + 1, -alpha - 1, -alpha, True, gives_check)
                 if alpha < score < beta:
-                    score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True)
+                    score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True, gives_check)
             pos.pop()
             if score > best:
                 best = score
@@ -463,7 +474,7 @@ class Search:
                 for index in range(len(history)):
                     history[index] //= 2
 
-    def _quiesce(self, ply: int, alpha: int, beta: int) -> int:
+    def _quiesce(self, ply: int, alpha: int, beta: int, in_check: bool) -> int:
         """Captures and queen promotions until the position is quiet; all evasions
         when in check, so that mates at the horizon are seen."""
         self.nodes += 1
@@ -476,7 +487,6 @@ class Search:
             self.seldepth = ply
         if ply >= MAX_PLY:
             return self.evaluate(pos)
-        in_check = board.is_check()
         if in_check:
             best = -INFINITE
             moves = list(board.generate_legal_moves())
@@ -489,11 +499,19 @@ class Search:
                 return best
             if best > alpha:
                 alpha = best
-            moves = capture_moves(board)
+            targets = chess.BB_ALL
+            if self.config.delta_pruning:
+                # Delta pruning at the source: only victims worth more than this
+                # can lift the score to alpha (promotions are always generated).
+                need = alpha - stand_pat - self.config.delta_margin
+                if need >= _DELTA_VALUES[chess.PAWN]:
+                    targets = board.occupied_co[not board.turn] & _delta_targets(board, need)
+            moves = capture_moves(board, targets)
         cfg = self.config
         delta = cfg.delta_pruning and not in_check
         see_prune = cfg.qsearch_see_pruning and not in_check
         piece_type_at = board.piece_type_at
+        legality = _Legality(board, in_check)
         for move in moves:
             if delta and not move.promotion:
                 victim = piece_type_at(move.to_square) or chess.PAWN
@@ -502,10 +520,10 @@ class Search:
             if see_prune and not see_ge(board, move):
                 continue
             pos.push(move)
-            if board.was_into_check():
+            if legality.needs_test(move) and board.was_into_check():
                 pos.pop()
                 continue
-            score = -self._quiesce(ply + 1, -beta, -alpha)
+            score = -self._quiesce(ply + 1, -beta, -alpha, board.is_check())
             pos.pop()
             if score > best:
                 best = score
@@ -550,3 +568,49 @@ def _evasions(board: chess.Board, tt_move: int) -> list[tuple[chess.Move, bool]]
         scored.append((key, move, tactical))
     scored.sort(key=_first, reverse=True)
     return [(move, tactical) for _, move, tactical in scored]
+
+
+class _Legality:
+    """Which pseudo-legal moves need the after-make test "is my king attacked?".
+
+    Out of check the moves come from python-chess's legal generator and need none.
+    Otherwise only king moves, en passant captures and moves of a piece standing on
+    a line through the king (it may be pinned) can leave the king attacked.
+    """
+
+    __slots__ = ("lines", "kings", "ep_square")
+
+    def __init__(self, board: chess.Board, in_check: bool) -> None:
+        self.kings = board.kings
+        self.ep_square = board.ep_square
+        king = board.king(board.turn)
+        self.lines = _KING_LINES[king] if king is not None else chess.BB_ALL
+        if in_check:
+            self.lines = 0  # legal moves only: nothing to test
+            self.kings = 0
+            self.ep_square = None
+
+    def needs_test(self, move: chess.Move) -> bool:
+        frm = _BB_SQUARES[move.from_square]
+        return bool(frm & (self.lines | self.kings)) or move.to_square == self.ep_square
+
+
+#: Squares on a rank, file or diagonal through each square (the square excluded).
+_KING_LINES = [
+    (chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0] | chess.BB_DIAG_ATTACKS[sq][0]) for sq in chess.SQUARES
+]
+
+
+def _delta_targets(board: chess.Board, need: int) -> chess.Bitboard:
+    """Pieces whose capture is worth more than *need* centipawns (pawns excluded:
+    the caller only asks when a pawn is not enough)."""
+    targets = 0
+    if _DELTA_VALUES[chess.KNIGHT] > need:
+        targets |= board.knights
+    if _DELTA_VALUES[chess.BISHOP] > need:
+        targets |= board.bishops
+    if _DELTA_VALUES[chess.ROOK] > need:
+        targets |= board.rooks
+    if _DELTA_VALUES[chess.QUEEN] > need:
+        targets |= board.queens
+    return targets

@@ -177,7 +177,7 @@ def load_openings(path: str | Path) -> list[Opening]:
     """Openings from an EPD file (one position a line) or a PGN file (each game's
     main line; its moves are played from its start position)."""
     path = Path(path)
-    openings = []
+    openings: list[Opening] = []
     if path.suffix.lower() == ".pgn":
         with open(path, encoding="utf-8-sig") as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
@@ -268,7 +268,8 @@ class MatchReport:
 
     def progress(self) -> str:
         elo, error = self.elo()
-        text = f"[{self.games}] +{self.wins} ={self.draws} -{self.losses}  Elo {_fmt(elo)} ± {_fmt(error, sign=False)}"
+        text = f"[{self.games}] +{self.wins} ={self.draws} -{self.losses}"
+        text += f"  Elo {_fmt(elo)} ± {_fmt(error, sign=False)}"
         text += f"  LOS {los(self.wins, self.losses) * 100:.1f}%"
         if self.sprt is not None:
             lower, upper = self.sprt.bounds()
@@ -281,7 +282,8 @@ class MatchReport:
         lines = [
             f"Match {self.first} vs {self.second}, {self.limit}: {self.games} games in {self.seconds:.0f} s",
             f"Score of {self.first} vs {self.second}: {self.wins} - {self.losses} - {self.draws}  [{score:.3f}]",
-            f"Elo difference: {_fmt(elo)} ± {_fmt(error, sign=False)} (95%), LOS: {los(self.wins, self.losses) * 100:.1f} %",
+            f"Elo difference: {_fmt(elo)} ± {_fmt(error, sign=False)} (95%), "
+            f"LOS: {los(self.wins, self.losses) * 100:.1f} %",
             f"Ptnml(0-2): {self.penta.counts}",
         ]
         if self.sprt is not None:
@@ -322,8 +324,10 @@ class MatchReport:
 
 
 def _fmt(value: float, sign: bool = True) -> str:
-    if math.isinf(value) or math.isnan(value):
-        return "inf"
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return ("-" if value < 0 else "+" if sign else "") + "inf"
     value += 0.0  # no "-0.0"
     return f"{value:+.1f}" if sign else f"{value:.1f}"
 
@@ -436,7 +440,7 @@ def play_game(
                 fault, faulty, termination = "illegal", seat.spec.name, f"illegal move {played.move}"
             elif limit.base is not None and clock[side] - elapsed < 0:
                 fault, faulty, termination = "time", seat.spec.name, "time forfeit"
-            if fault is None:
+            if fault is None and played.move is not None:
                 if limit.base is not None:
                     clock[side] += limit.increment - elapsed
                 score = played.info.get("score")
