@@ -275,7 +275,8 @@ class CheckTest:
         straight = (
             _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
         )
-        self.squares = (0, _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king], diagonal, straight, diagonal | straight, 0)
+        pawn, knight = _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king]
+        self.squares = (0, pawn, knight, diagonal, straight, diagonal | straight, 0)
         ours = board.occupied_co[us]
         snipers = ours & (
             ((_RANK_ATTACKS[king][0] | _FILE_ATTACKS[king][0]) & (board.rooks | board.queens))
