@@ -22,8 +22,16 @@ class Recorder(Reporter):
         self.messages.append(text)
 
 
+def searching_engine(config=None) -> Engine:
+    """An engine that searches every position: the bundled book would answer the
+    opening positions these tests use without a search."""
+    engine = Engine(config)
+    engine.own_book = False
+    return engine
+
+
 def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder | None = None, **limits):
-    engine = engine if engine is not None else Engine()
+    engine = engine if engine is not None else searching_engine()
     lim = Limits(**limits)
     return engine.think(board, lim, SearchControl(lim, None), recorder)
 
@@ -99,7 +107,7 @@ def test_insufficient_material_scores_zero() -> None:
 
 def test_same_node_limit_gives_same_move_and_nodes() -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-    engine = Engine()
+    engine = searching_engine()
     runs = []
     for _ in range(2):
         engine.new_game()
@@ -114,7 +122,7 @@ def test_answers_a_legal_move_when_stopped_before_depth_one() -> None:
     limits = Limits(infinite=True)
     control = SearchControl(limits, None)
     control.stop()
-    result = Engine().think(board, limits, control)
+    result = searching_engine().think(board, limits, control)
     assert result.move in board.legal_moves
 
 
@@ -125,7 +133,7 @@ def test_node_limit_of_one_still_answers_legally() -> None:
 
 
 def test_multipv_lines_are_distinct_and_ordered() -> None:
-    engine = Engine()
+    engine = searching_engine()
     engine.multipv = 3
     recorder = Recorder()
     think(chess.Board(), engine, recorder, depth=3)
@@ -181,3 +189,32 @@ def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
     assert bounds and bounds[0].bound == "lowerbound" and bounds[0].depth == 5
     final = [info.line for info in recorder.infos if info.line.depth == 5 and info.line.bound == "exact"]
     assert final and final[-1].score >= bounds[0].score
+
+
+def test_root_filter_domination() -> None:
+    from blitzaco.search import RootChoice
+
+    move = chess.Move.from_uci("e2e4")
+    strong = RootChoice(move, 30, 10, 20.0)
+    assert strong.dominates(RootChoice(move, 30, 5, 20.0))
+    assert not strong.dominates(RootChoice(move, 40, 5, 10.0))  # better on one measure
+    assert not strong.dominates(strong)
+
+
+def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
+    from blitzaco.config import config_from_dict
+
+    engine = searching_engine(config_from_dict({"search": {"root_filter": True}}))
+    for fen in (
+        chess.STARTING_FEN,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+    ):
+        board = chess.Board(fen)
+        limits = Limits(depth=4)
+        recorder = Recorder()
+        result = engine.think(board, limits, SearchControl(limits, None), recorder)
+        assert result.move in board.legal_moves
+        for text in recorder.messages:
+            if text.startswith("root filter:"):
+                assert board.parse_uci(text.split()[2]) == result.move

@@ -28,7 +28,7 @@ def test_handshake_names_the_engine_and_declares_the_options(engine: chess.engin
         "Move Overhead": ("spin", 30),
         "Clear Hash": ("button", None),
         "UCI_Chess960": ("check", False),
-        "OwnBook": ("check", False),
+        "OwnBook": ("check", True),  # the bundled book is found
         "BookFile": ("string", ""),
         "SyzygyPath": ("string", ""),
         "SyzygyProbeLimit": ("spin", 7),
@@ -52,6 +52,7 @@ def test_configure_and_play(engine: chess.engine.SimpleEngine) -> None:
 
 
 def test_analyse_reports_every_info_field(engine: chess.engine.SimpleEngine) -> None:
+    engine.configure({"OwnBook": False})  # the book knows this position
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     info = engine.analyse(board, chess.engine.Limit(depth=4))
     assert INFO_KEYS <= set(info), set(info)
@@ -166,6 +167,7 @@ def test_play_with_pondering_through_the_client(engine: chess.engine.SimpleEngin
 
 
 def test_bestmove_carries_a_legal_ponder_move(uci: UciProcess) -> None:
+    uci.send("setoption name OwnBook value false")  # a book move has no ponder move
     uci.send("position startpos")
     uci.send("go depth 4")
     parts = uci.read_until("bestmove")[-1].split()

@@ -172,7 +172,7 @@ def test_syzygy_path_reports_tables_and_is_used(uci: UciProcess, tmp_path: Path)
     assert "error" in uci.read_until(lambda line: line.startswith("info string"))[-1]
     uci.send(f"setoption name SyzygyPath value {DATA / 'syzygy'}")
     line = uci.read_until(lambda line: line.startswith("info string"))[-1]
-    assert "found 3 Syzygy WDL tables, up to 3 pieces" in line
+    assert "found 5 Syzygy WDL tables, up to 4 pieces" in line
     uci.send("position fen 8/8/8/8/8/k7/8/2K4R w - - 0 1")
     uci.send("go depth 3")
     lines = uci.read_until("bestmove")
@@ -210,6 +210,7 @@ def test_debug_log_file_records_both_directions(uci: UciProcess, tmp_path: Path)
 
 
 def test_hash_option_resizes_the_table(uci: UciProcess) -> None:
+    uci.send("setoption name OwnBook value false")  # search the start position
     uci.send("setoption name Hash value 1")
     uci.send("position startpos")
     uci.send("go depth 4")

@@ -68,6 +68,7 @@ def run_bench(
 ) -> tuple[int, float]:
     """Search every bench position to *depth*; returns (nodes, seconds)."""
     engine = Engine(config)
+    engine.own_book = False  # the signature measures the search, not the book
     total_nodes = 0
     started = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, start=1):

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "AnalyseConfig",
+    "BookConfig",
     "Config",
     "ConfigError",
     "EvalConfig",
@@ -41,9 +43,12 @@ class ConfigError(ValueError):
     """A configuration file or mapping that cannot be used; the message names the key."""
 
 
-def _param(default: Any, doc: str, *, lo: float | None = None, hi: float | None = None) -> Any:
-    """A scalar field with its documentation (unit included) and optional bounds."""
-    return field(default=default, metadata={"doc": doc, "min": lo, "max": hi})
+def _param(
+    default: Any, doc: str, *, lo: float | None = None, hi: float | None = None, choices: tuple[str, ...] = ()
+) -> Any:
+    """A scalar field with its documentation (unit included) and optional bounds or
+    allowed values."""
+    return field(default=default, metadata={"doc": doc, "min": lo, "max": hi, "choices": choices})
 
 
 def _pair(mg: int, eg: int, doc: str) -> Any:
@@ -138,6 +143,19 @@ class SearchConfig:
     killers: bool = _param(True, "Try two quiet moves that caused cutoffs at the same ply early.")
     counter_moves: bool = _param(True, "Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param(True, "Order quiet moves by how often they caused cutoffs (history heuristic).")
+    root_filter: bool = _param(
+        False, "Game-theoretic root filter after the search: the best root candidates are scored by minimax, by "
+        "maximin and by mean over the opponent's best replies; candidates dominated on every measure are dropped "
+        "and the best mean among the rest is played."
+    )
+    root_filter_candidates: int = _param(3, "Root moves the filter compares (moves).", lo=2, hi=20)
+    root_filter_replies: int = _param(3, "Opponent replies per candidate the filter scores (moves).", lo=1, hi=20)
+    root_filter_margin: int = _param(
+        25, "Only candidates whose minimax score is within this of the best are compared (centipawns).", lo=0, hi=1000
+    )
+    root_filter_reduction: int = _param(
+        2, "The filter's searches are this much shallower than the last completed iteration (plies).", lo=1, hi=10
+    )
 
 
 # ----------------------------------------------------------------------------- time
@@ -162,6 +180,51 @@ class TimeConfig:
     )
     max_share: float = _param(
         0.5, "Largest share of the remaining clock one move may use (fraction).", lo=0.01, hi=0.95
+    )
+
+
+# ----------------------------------------------------------------------------- book
+
+
+@dataclass(frozen=True)
+class BookConfig:
+    """How moves are chosen from the opening book (UCI options OwnBook and BookFile
+    say whether and which book)."""
+
+    selection: str = _param(
+        "weighted", "weighted: at random in proportion to the entries' weights; best: always the heaviest entry.",
+        choices=("weighted", "best"),
+    )
+    min_weight: int = _param(1, "Entries lighter than this are ignored (Polyglot weight units).", lo=0, hi=65535)
+    max_ply: int = _param(
+        24, "No book moves after this many plies of the game (plies, counted from the start position).",
+        lo=0, hi=1000,
+    )
+    seed: int = _param(
+        20261122, "Seed of the weighted choice; the same seed replays the same choices (reset by ucinewgame).",
+        lo=0, hi=2**63 - 1,
+    )
+
+
+# -------------------------------------------------------------------------- analyse
+
+
+@dataclass(frozen=True)
+class AnalyseConfig:
+    """Move classification of ``blitzaco analyse``, by the centipawns a move loses
+    against the engine's best move, from the mover's point of view."""
+
+    excellent: int = _param(50, "Largest loss of an Excellent move (centipawns).", lo=0, hi=10000)
+    good: int = _param(150, "Largest loss of a Good move (centipawns).", lo=0, hi=10000)
+    inaccuracy: int = _param(300, "Largest loss of an Inaccuracy (centipawns).", lo=0, hi=10000)
+    mistake: int = _param(600, "Largest loss of a Mistake; anything worse is a Blunder (centipawns).", lo=0, hi=10000)
+    brilliant_keep: int = _param(
+        50, "A sacrifice is Brilliant when it is the engine's best move and loses at most this (centipawns).",
+        lo=0, hi=10000,
+    )
+    brilliant_min_sacrifice: int = _param(
+        200, "Material the opponent can win on the sacrificed piece's square for it to count as a sacrifice "
+        "(centipawns, by static exchange).", lo=1, hi=10000,
     )
 
 
@@ -339,6 +402,8 @@ class Config:
 
     search: SearchConfig = _section(SearchConfig)
     time: TimeConfig = _section(TimeConfig)
+    book: BookConfig = _section(BookConfig)
+    analyse: AnalyseConfig = _section(AnalyseConfig)
     eval: EvalConfig = _section(EvalConfig)
 
 
@@ -402,6 +467,9 @@ def _check_value(fld: dataclasses.Field[Any], kind: Any, raw: Any, name: str) ->
     if kind is str:
         if not isinstance(raw, str):
             raise ConfigError(f"{name}: expected a string, got {_show(raw)}")
+        choices = meta.get("choices")
+        if choices and raw not in choices:
+            raise ConfigError(f"{name}: '{raw}' is not one of {', '.join(choices)}")
         return raw
     if meta.get("pair"):
         if not (isinstance(raw, list) and len(raw) == 2 and all(_is_int(v) for v in raw)):

@@ -9,7 +9,7 @@ prints; :mod:`blitzaco.uci` turns the reports into protocol lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import chess
 
@@ -17,7 +17,7 @@ from blitzaco.config import Config
 from blitzaco.evaluate import Evaluator
 from blitzaco.position import Position
 from blitzaco.probe import Probe
-from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search
+from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, TB_WIN, Bound, PvLine, Search
 from blitzaco.timeman import Limits, SearchControl
 from blitzaco.tt import MOVE, TranspositionTable, decode_move
 
@@ -80,10 +80,12 @@ class Engine:
         self.config = config if config is not None else Config()
         self.evaluator = Evaluator(self.config.eval)
         self.tt = TranspositionTable(hash_mb)
-        self.probe = Probe()
+        self.probe = Probe(self.config.book)
         self.multipv = 1
         self.move_overhead = 30
-        self.own_book = False
+        # The bundled book is opened at once; OwnBook is on when it was found.
+        self.book_message = self.probe.open_book("")
+        self.own_book = self.probe.book is not None
 
     # ------------------------------------------------------------- housekeeping
 
@@ -91,6 +93,7 @@ class Engine:
         """Use new weights; the table's scores were made with the old ones."""
         self.config = config
         self.evaluator = Evaluator(config.eval)
+        self.probe.book_config = config.book
         self.tt.clear()
 
     def new_game(self) -> None:
@@ -124,16 +127,20 @@ class Engine:
 
         analysing = limits.infinite or bool(limits.searchmoves) or self.multipv > 1
         if self.own_book and not analysing:
-            book = self.probe.book_move(board)
+            book, problem = self.probe.book_move(board)
+            if problem is not None:
+                report.message(problem)
             if book is not None:
                 report.message(f"book move {board.uci(book.move)} (weight {book.weight} of {book.total_weight})")
                 return ThinkResult(book.move, source="book")
 
-        tbhits = 0
-        tb_root = self.probe.tablebase_root(board) if not limits.searchmoves else None
+        tb_root, problem = (None, None) if limits.searchmoves else self.probe.tablebase_root(board)
+        if problem is not None:
+            report.message(problem)
+        tb_score = None
         if tb_root is not None:
-            tbhits = tb_root.probes
             root_moves = list(tb_root.moves)
+            tb_score = {2: TB_WIN - tb_root.dtz, -2: -TB_WIN + tb_root.dtz}.get(tb_root.wdl, tb_root.wdl)
             report.message(
                 f"tablebase: {_WDL_NAMES[tb_root.wdl]}, {len(root_moves)} of {len(legal)} moves keep it"
                 + (f", {tb_root.dtz} plies to zeroing" if tb_root.dtz else "")
@@ -149,6 +156,9 @@ class Engine:
 
         def publish(line: PvLine) -> None:
             elapsed = int(control.elapsed_ms())
+            if tb_score is not None and abs(line.score) < MATE_BOUND:
+                line = replace(line, score=tb_score)  # the tablebase knows better than the search
+            tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
             report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), tbhits))
 
         search = Search(
@@ -162,6 +172,8 @@ class Engine:
             node_limit=limits.nodes,
             on_bound=publish,
             on_currmove=currmove,
+            tablebase=self.probe if self.probe.tablebase is not None else None,
+            on_message=report.message,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         last_lines: tuple[PvLine, ...] = ()
@@ -178,6 +190,19 @@ class Engine:
                 break  # a forced mate is proven; more depth will not change the move
 
         pv, score, depth = search.best_line()
+        if (
+            self.config.search.root_filter
+            and not search.stopped
+            and not analysing
+            and limits.mate is None
+        ):
+            choice = search.root_filter()
+            if choice is not None and choice.move != pv[0]:
+                report.message(
+                    f"root filter: {board.uci(choice.move)} (minimax {choice.minimax}, maximin {choice.maximin}, "
+                    f"mean {choice.mean:.0f}) instead of {board.uci(pv[0])}"
+                )
+                pv, score = (choice.move,), choice.minimax
         if search.stopped:
             # Report where the interrupted search ended: nodes and time as of now.
             line = PvLine(1, depth, max(search.seldepth, depth), score, Bound.EXACT, pv)

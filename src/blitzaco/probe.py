@@ -1,27 +1,30 @@
 """What is already known before searching: a Polyglot opening book and Syzygy
 endgame tablebases, both through python-chess, both failing soft.
 
-Every failure (a missing, empty or corrupt file, a missing table) becomes a message
-for an ``info string`` and the engine plays on without the resource.
+Every failure (a missing, empty or corrupt file, a missing or broken table) becomes
+a message for an ``info string`` and the engine plays on without the resource.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import struct
+import sys
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
+
+from blitzaco.config import BookConfig
 
 if TYPE_CHECKING:  # imported lazily: neither module is needed to start the engine
     import chess.polyglot
     import chess.syzygy
 
-__all__ = ["Probe", "BookMove", "TablebaseRoot", "split_paths"]
-
-#: Seed of the book's weighted choice; a fixed seed replays the same games.
-BOOK_SEED = 0x0B00C
+__all__ = ["Probe", "BookMove", "TablebaseRoot", "split_paths", "bundled_book"]
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,22 @@ class TablebaseRoot:
 
     moves: tuple[chess.Move, ...]
     wdl: int  # 2 win, 1 win spoiled by the fifty-move rule, 0 draw, -1, -2 (mover's view)
-    dtz: int  # plies to the next zeroing move after the best of *moves* (0 when unknown)
+    dtz: int  # plies to the next zeroing move after the best of *moves* (0 for draws)
     probes: int
+
+
+def bundled_book() -> Path | None:
+    """The book shipped with the engine (``assets/book.bin``), if installed: inside
+    the package ``blitzaco.assets``, or beside a frozen build's unpacked files."""
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if frozen_root is not None:
+        path = Path(frozen_root) / "blitzaco" / "assets" / "book.bin"
+        return path if path.is_file() else None
+    try:
+        found = resources.files("blitzaco.assets").joinpath("book.bin")
+    except (ModuleNotFoundError, TypeError):
+        return None
+    return Path(str(found)) if found.is_file() else None
 
 
 def _mirror(name: str) -> str:
@@ -52,26 +69,31 @@ def split_paths(value: str) -> list[str]:
 
 
 class Probe:
-    """Owns the book reader and the tablebase handle. Methods return a message for
-    the user (or None) instead of raising; not thread-safe."""
+    """Owns the book reader and the tablebase handle. Methods return messages for
+    the user instead of raising; not thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, book_config: BookConfig | None = None) -> None:
         self.book: chess.polyglot.MemoryMappedReader | None = None
         self.book_path = ""
+        self.book_config = book_config if book_config is not None else BookConfig()
         self.tablebase: chess.syzygy.Tablebase | None = None
         self.tb_pieces = 0
         self.probe_limit = 7
-        self._rng = random.Random(BOOK_SEED)
+        self.tb_failed = False
+        self._rng = random.Random(self.book_config.seed)
 
     # ---------------------------------------------------------------- book
 
     def open_book(self, path: str) -> str:
-        """Open the Polyglot book at *path* (an empty path closes it)."""
+        """Open the Polyglot book at *path*; the empty path opens the bundled book."""
         from chess import polyglot
 
         self.close_book()
         if not path:
-            return "no book file"
+            bundled = bundled_book()
+            if bundled is None:
+                return "no book file (none is bundled)"
+            path = str(bundled)
         try:
             reader = polyglot.open_reader(path)
         except (OSError, ValueError) as err:
@@ -88,25 +110,37 @@ class Probe:
         self.book, self.book_path = None, ""
 
     def new_game(self) -> None:
-        self._rng = random.Random(BOOK_SEED)
+        """Restart the seeded choice: the same seed replays the same choices."""
+        self._rng = random.Random(self.book_config.seed)
 
-    def book_move(self, board: chess.Board) -> BookMove | None:
-        """A legal book move chosen at random in proportion to its weight."""
-        if self.book is None:
-            return None
+    def book_move(self, board: chess.Board) -> tuple[BookMove | None, str | None]:
+        """A legal book move chosen by the configured rule, and a message if the book
+        failed (it is then closed, so the message comes once)."""
+        config = self.book_config
+        if self.book is None or board.ply() >= config.max_ply:
+            return None, None
         try:
-            entries = [e for e in self.book.find_all(board) if board.is_legal(e.move)]
-        except (OSError, ValueError, IndexError):
-            return None
+            entries = [
+                entry
+                for entry in self.book.find_all(board, minimum_weight=config.min_weight)
+                if board.is_legal(entry.move)
+            ]
+        except (OSError, ValueError, IndexError, struct.error) as err:
+            path = self.book_path
+            self.close_book()
+            return None, f"error: book {path} failed and was closed: {err}"
         total = sum(entry.weight for entry in entries)
-        if total <= 0:
-            return None
+        if not entries or total <= 0:
+            return None, None
+        if config.selection == "best":
+            entry = max(entries, key=lambda entry: entry.weight)
+            return BookMove(entry.move, entry.weight, total), None
         pick = self._rng.randrange(total)
         for entry in entries:
             pick -= entry.weight
             if pick < 0:
-                return BookMove(entry.move, entry.weight, total)
-        return None  # pragma: no cover
+                return BookMove(entry.move, entry.weight, total), None
+        return None, None  # pragma: no cover
 
     # ---------------------------------------------------------- tablebases
 
@@ -133,7 +167,7 @@ class Probe:
         if count == 0:
             tablebase.close()
             return "error: no Syzygy tables found" + (f" ({'; '.join(problems)})" if problems else "")
-        self.tablebase = tablebase
+        self.tablebase, self.tb_failed = tablebase, False
         self.tb_pieces = max(len(name) - 1 for name in tablebase.wdl)
         message = f"found {count} Syzygy WDL tables, up to {self.tb_pieces} pieces"
         return message + (f"; error: {'; '.join(problems)}" if problems else "")
@@ -143,20 +177,41 @@ class Probe:
             self.tablebase.close()
         self.tablebase, self.tb_pieces = None, 0
 
-    def tablebase_root(self, board: chess.Board) -> TablebaseRoot | None:
-        """Rank the root moves by tablebase: keep the winning moves that reach the
-        next zeroing move soonest (respecting the fifty-move counter), else the
-        drawing moves, else the losing moves that resist longest."""
+    @property
+    def tb_limit(self) -> int:
+        """Largest piece count probed: SyzygyProbeLimit, at most the largest table."""
+        return min(self.probe_limit, self.tb_pieces) if self.tablebase is not None else 0
+
+    def _broken(self, err: Exception) -> str:
+        """A table failed while probing (truncated, wrong kind...): stop using them."""
+        self.tb_failed = True
+        self.close_tablebases()
+        return f"error: tablebases disabled after a failed probe: {err}"
+
+    def probe_wdl(self, board: chess.Board) -> tuple[int | None, str | None]:
+        """WDL of *board* for the side to move (2 win ... -2 loss), None when no
+        table covers it; a message when the tables broke."""
         tablebase = self.tablebase
-        limit = min(self.probe_limit, self.tb_pieces)
-        if tablebase is None or chess.popcount(board.occupied) > limit or board.castling_rights:
-            return None
+        if tablebase is None:
+            return None, None
+        try:
+            return tablebase.get_wdl(board), None
+        except (OSError, ValueError, struct.error) as err:
+            return None, self._broken(err)
+
+    def tablebase_root(self, board: chess.Board) -> tuple[TablebaseRoot | None, str | None]:
+        """Rank the root moves by tablebase: the winning moves that reach the next
+        zeroing move soonest (counting the fifty-move clock), else the drawing moves,
+        else the losing moves that resist longest. A message when the tables broke."""
+        tablebase = self.tablebase
+        if tablebase is None or chess.popcount(board.occupied) > self.tb_limit or board.castling_rights:
+            return None, None
         from chess import syzygy
 
         ranked: list[tuple[int, int, chess.Move]] = []
         probes = 0
         try:
-            for move in board.legal_moves:
+            for move in list(board.legal_moves):
                 zeroing = board.is_zeroing(move)
                 board.push(move)
                 try:
@@ -164,7 +219,7 @@ class Probe:
                     probes += 1
                 finally:
                     board.pop()
-                # dtz_after is the opponent's distance to zeroing (negative: they lose).
+                # dtz_after: the opponent's plies to zeroing, negative when they lose.
                 plies = 1 if zeroing else abs(dtz_after) + 1
                 clock = 0 if zeroing else board.halfmove_clock + 1
                 if dtz_after < 0:
@@ -174,17 +229,16 @@ class Probe:
                 else:
                     wdl = 0
                 ranked.append((wdl, plies, move))
-        except (syzygy.MissingTableError, KeyError, OSError, ValueError):
-            return None
+        except (syzygy.MissingTableError, KeyError):
+            return None, None
+        except (OSError, ValueError, struct.error) as err:
+            return None, self._broken(err)
         if not ranked:
-            return None
+            return None, None
         best_wdl = max(wdl for wdl, _, _ in ranked)
         candidates = [(plies, move) for wdl, plies, move in ranked if wdl == best_wdl]
-        if best_wdl > 0:
-            target = min(plies for plies, _ in candidates)
-        elif best_wdl < 0:
-            target = max(plies for plies, _ in candidates)
-        else:
-            return TablebaseRoot(tuple(move for _, move in candidates), 0, 0, probes)
+        if best_wdl in (-1, 0, 1):
+            return TablebaseRoot(tuple(move for _, move in candidates), best_wdl, 0, probes), None
+        target = min(plies for plies, _ in candidates) if best_wdl > 0 else max(plies for plies, _ in candidates)
         moves = tuple(move for plies, move in candidates if plies == target)
-        return TablebaseRoot(moves, best_wdl, target, probes)
+        return TablebaseRoot(moves, best_wdl, target, probes), None

@@ -31,18 +31,22 @@ from blitzaco.config import SearchConfig
 from blitzaco.evaluate import Evaluator
 from blitzaco.movepick import CheckTest, capture_moves, ordered_moves, see_ge
 from blitzaco.position import Position
+from blitzaco.probe import Probe
 from blitzaco.timeman import SearchControl
 from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, encode_move, score_from_tt, score_to_tt
 
 __all__ = [
     "MATE",
     "MATE_BOUND",
+    "TB_WIN",
+    "TB_BOUND",
     "MAX_PLY",
     "MAX_DEPTH",
     "INFINITE",
     "Bound",
     "PvLine",
     "Iteration",
+    "RootChoice",
     "Search",
     "SearchStopped",
     "mate_in",
@@ -54,6 +58,12 @@ MAX_DEPTH = 64
 #: Scores at least this large (in absolute value) are mate scores.
 MATE_BOUND = MATE - MAX_PLY
 INFINITE = MATE + 1
+#: A tablebase win found *n* plies from the root scores TB_WIN - n: below every mate,
+#: above every evaluation.
+TB_WIN = 20000
+#: Scores at least this large (in absolute value) are tablebase or mate scores; the
+#: table stores them relative to the node, like mate scores.
+TB_BOUND = TB_WIN - MAX_PLY
 #: Nodes between two looks at the clock and the stop flag (a node costs tens of µs).
 POLL_INTERVAL = 64
 
@@ -90,6 +100,21 @@ class PvLine:
 class Iteration:
     depth: int
     lines: tuple[PvLine, ...]
+
+
+@dataclass(frozen=True)
+class RootChoice:
+    """A root candidate as the root filter measures it (centipawns, our view)."""
+
+    move: chess.Move
+    minimax: int
+    maximin: int
+    mean: float
+
+    def dominates(self, other: RootChoice) -> bool:
+        mine = (self.minimax, self.maximin, self.mean)
+        theirs = (other.minimax, other.maximin, other.mean)
+        return all(a >= b for a, b in zip(mine, theirs, strict=True)) and mine != theirs
 
 
 class SearchStopped(Exception):
@@ -132,6 +157,8 @@ class Search:
         node_limit: int | None = None,
         on_bound: Callable[[PvLine], None] | None = None,
         on_currmove: Callable[[int, chess.Move, int], None] | None = None,
+        tablebase: Probe | None = None,
+        on_message: Callable[[str], None] | None = None,
     ) -> None:
         if not root_moves:
             raise ValueError("no root moves to search")
@@ -145,6 +172,10 @@ class Search:
         self.node_limit = node_limit
         self.on_bound = on_bound
         self.on_currmove = on_currmove
+        self.on_message = on_message
+        self.tablebase = tablebase
+        self.tb_limit = tablebase.tb_limit if tablebase is not None else 0
+        self.tbhits = 0
         self.nodes = 0
         self.seldepth = 0
         self.completed_depth = 0
@@ -191,6 +222,65 @@ class Search:
             self.completed_depth = depth
             self._partial = None
             yield Iteration(depth, tuple(self._line(i, depth) for i in range(self.multipv)))
+
+    def root_filter(self) -> RootChoice | None:
+        """The game-theoretic root filter (config ``root_filter``), run after the
+        iterations: each of the best root candidates gets three measures, searched
+        ``root_filter_reduction`` plies shallower than the last iteration:
+
+        * minimax: its score against every reply;
+        * maximin: its worst score over the opponent's ``root_filter_replies`` best
+          replies (ranked by a quiescence search);
+        * mean: its average score over those replies, the chances it leaves the
+          opponent to go wrong.
+
+        Candidates more than ``root_filter_margin`` below the best minimax, or
+        dominated on every measure by another candidate, are dropped; the best mean
+        among the rest is chosen. Returns None when stopped or when there is nothing
+        to compare."""
+        cfg = self.config
+        if self.completed_depth < 2 or len(self.root_moves) < 2:
+            return None
+        depth = max(1, self.completed_depth - cfg.root_filter_reduction)
+        pos = self.pos
+        measures: list[RootChoice] = []
+        try:
+            for rm in self.root_moves[: cfg.root_filter_candidates]:
+                pos.push(rm.move)
+                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, pos.board.is_check())
+                scores = [score for score, _ in self._best_replies(depth, cfg.root_filter_replies)]
+                pos.pop()
+                if not scores:  # the candidate mates or stalemates: minimax says it all
+                    scores = [minimax]
+                measures.append(RootChoice(rm.move, minimax, min(scores), sum(scores) / len(scores)))
+        except SearchStopped:
+            self._unwind()
+            return None
+        best_minimax = max(choice.minimax for choice in measures)
+        if abs(best_minimax) >= MATE_BOUND:
+            return None
+        close = [choice for choice in measures if choice.minimax >= best_minimax - cfg.root_filter_margin]
+        undominated = [choice for choice in close if not any(other.dominates(choice) for other in close)]
+        return max(undominated, key=lambda choice: (choice.mean, choice.minimax))
+
+    def _best_replies(self, depth: int, count: int) -> list[tuple[int, chess.Move]]:
+        """The opponent's *count* best replies in the current position, each with our
+        score after it (searched *depth* - 2 plies), best for the opponent first."""
+        pos = self.pos
+        board = pos.board
+        ranked = []
+        for reply in list(board.legal_moves):
+            pos.push(reply)
+            ranked.append((self._quiesce(2, -INFINITE, INFINITE, board.is_check()), reply))
+            pos.pop()
+        ranked.sort(key=_first)
+        scored = []
+        for _, reply in ranked[:count]:
+            pos.push(reply)
+            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, board.is_check()), reply))
+            pos.pop()
+        scored.sort(key=_first)
+        return scored
 
     def _line(self, index: int, depth: int, bound: str = Bound.EXACT) -> PvLine:
         rm = self.root_moves[index]
@@ -309,6 +399,16 @@ class Search:
             return 0
         if ply >= MAX_PLY:
             return self.evaluate(pos)
+        if (
+            self.tb_limit
+            and board.halfmove_clock == 0
+            and chess.popcount(board.occupied) <= self.tb_limit
+            and not board.castling_rights
+        ):
+            # Just after a capture or pawn move: the tablebase knows the result.
+            score = self._probe_tablebase(ply)
+            if score is not None:
+                return score
         if cfg.mate_distance_pruning:
             if alpha < -MATE + ply:
                 alpha = -MATE + ply
@@ -325,7 +425,7 @@ class Search:
         if entry is not None:
             tt_move = entry[1]
             if not pv_node and entry[3] >= depth:
-                score = score_from_tt(entry[2], ply, MATE_BOUND)
+                score = score_from_tt(entry[2], ply, TB_BOUND)
                 bound = entry[4]
                 if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                     return score
@@ -449,8 +549,24 @@ class Search:
         if not searched:
             return -MATE + ply if in_check else 0
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        self.tt.store(key, best_code, score_to_tt(best, ply, MATE_BOUND), depth, bound)
+        self.tt.store(key, best_code, score_to_tt(best, ply, TB_BOUND), depth, bound)
         return best
+
+    def _probe_tablebase(self, ply: int) -> int | None:
+        assert self.tablebase is not None
+        wdl, message = self.tablebase.probe_wdl(self.pos.board)
+        if message is not None:
+            self.tb_limit = 0
+            if self.on_message is not None:
+                self.on_message(message)
+        if wdl is None:
+            return None
+        self.tbhits += 1
+        if wdl == 2:
+            return TB_WIN - ply
+        if wdl == -2:
+            return -TB_WIN + ply
+        return wdl  # a win or loss spoiled by the fifty-move rule: a draw, slightly coloured
 
     def _reward_quiet(self, ply: int, us: bool, code: int, tried: list[int], depth: int, previous: int) -> None:
         """A quiet move caused a cutoff: remember it as killer and counter-move, raise
