@@ -29,6 +29,15 @@ def _parser() -> argparse.ArgumentParser:
     perft.add_argument("depth", type=int)
     perft.add_argument("fen", nargs="*", help="position (default: the start position)")
     commands.add_parser("config", help="print the built-in configuration as TOML (this is config.toml)")
+    analyse = commands.add_parser("analyse", help="classify every move of the games in a PGN file")
+    analyse.add_argument("pgn", help="the games")
+    budget = analyse.add_mutually_exclusive_group()
+    budget.add_argument("--depth", type=int, help="search depth per position (default: 7)")
+    budget.add_argument("--nodes", type=int, help="nodes per position")
+    budget.add_argument("--movetime", type=int, help="milliseconds per position")
+    analyse.add_argument("--out", help="annotated PGN (default: GAME.annotated.pgn beside the input)")
+    analyse.add_argument("--graph", help="write an evaluation graph here (PNG; needs matplotlib)")
+    analyse.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate = commands.add_parser("eval", help="print the static evaluation of a position")
     evaluate.add_argument("fen", nargs="*", help="position (default: the start position)")
     return parser
@@ -59,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "config":
         sys.stdout.write(dump_toml(config))
         return 0
+
+    if args.command == "analyse":
+        return _analyse(args, config)
 
     board = _board(args.fen)
     if board is None:
@@ -96,3 +108,33 @@ def _board(fen_words: list[str]) -> chess.Board | None:
         return None
     board.chess960 = board.has_chess960_castling_rights()
     return board
+
+
+def _analyse(args: argparse.Namespace, config: Config) -> int:
+    from pathlib import Path
+
+    from blitzaco.analyse import analyse_pgn, format_summary, plot, progress_bar
+    from blitzaco.timeman import Limits
+
+    source = Path(args.pgn)
+    if not source.is_file():
+        print(f"blitzaco: no such file: {source}", file=sys.stderr)
+        return 2
+    limits = Limits(depth=args.depth if args.depth or args.nodes or args.movetime else 7, nodes=args.nodes,
+                    movetime=args.movetime)
+    analyses, problems = analyse_pgn(source, limits, config=config, progress=None if args.quiet else progress_bar)
+    for problem in problems:
+        print(f"blitzaco: {problem}", file=sys.stderr)
+    out = Path(args.out) if args.out else source.with_suffix(".annotated.pgn")
+    out.write_text("".join(analysis.pgn for analysis in analyses), encoding="utf-8")
+    for analysis in analyses:
+        print(format_summary(analysis))
+    print(f"annotated PGN: {out}")
+    if args.graph and analyses:
+        try:
+            plot(analyses, args.graph)
+        except ImportError:
+            print("blitzaco: the graph needs matplotlib (pip install 'blitzaco[analyse]')", file=sys.stderr)
+            return 1
+        print(f"graph: {args.graph}")
+    return 0
