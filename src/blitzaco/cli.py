@@ -113,7 +113,12 @@ def _board(fen_words: list[str]) -> chess.Board | None:
 def _analyse(args: argparse.Namespace, config: Config) -> int:
     from pathlib import Path
 
-    from blitzaco.analyse import analyse_pgn, format_summary, plot, progress_bar
+    try:
+        from blitzaco.analyse import analyse_pgn, format_summary, plot, progress_bar
+    except ImportError as err:  # the frozen engine leaves out chess.pgn
+        print(f"blitzaco: analyse is not available in this build ({err}); "
+              "install the package: pip install blitzaco", file=sys.stderr)
+        return 2
     from blitzaco.timeman import Limits
 
     source = Path(args.pgn)

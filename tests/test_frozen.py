@@ -1,0 +1,89 @@
+"""The frozen single-file engine, built with PyInstaller and driven through
+python-chess's UCI client exactly as the installed engine is.
+
+One test builds the binary once (about half a minute) and runs the whole scenario,
+so that CI builds it once however many workers run the tests. Deselect it with
+``-m 'not frozen'`` when iterating on something else.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+from uci_driver import DATA
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.frozen
+
+
+def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> None:
+    pytest.importorskip("PyInstaller")
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_binary.py"), "--dist", str(tmp_path / "dist")],
+        check=True, capture_output=True,
+    )
+    binary = tmp_path / "dist" / ("blitzaco.exe" if sys.platform == "win32" else "blitzaco")
+    assert binary.is_file()
+
+    # What the binary carries: the engine and its book, not torch, numpy or the tools.
+    listing = subprocess.run(
+        [sys.executable, "-m", "PyInstaller.utils.cliutils.archive_viewer", "-r", "-b", str(binary)],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert "blitzaco/assets/book.bin" in listing and "blitzaco.search" in listing
+    for absent in ("torch", "numpy", "blitzaco.match", "chess.engine"):
+        assert not any(name == absent or name.startswith(absent + ".") for name in listing), absent
+
+    # Run from an unrelated folder: the bundled book must be found inside the binary.
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    with tempfile.TemporaryFile() as stderr:
+        engine = chess.engine.SimpleEngine.popen_uci([str(binary)], timeout=30, stderr=stderr, cwd=workdir)
+        try:
+            assert engine.id["name"].startswith("BlitzACO")
+            assert engine.options["OwnBook"].default is True  # the bundled book was found
+            engine.configure({"Hash": 32, "Move Overhead": 50, "SyzygyPath": str(DATA / "syzygy")})
+
+            # A short game against itself, book moves first, then searched moves.
+            board = chess.Board()
+            for _ in range(16):
+                result = engine.play(board, chess.engine.Limit(white_clock=2, black_clock=2, white_inc=0.02,
+                                                               black_inc=0.02))
+                assert result.move in board.legal_moves
+                board.push(result.move)
+
+            # The tablebases outside the binary are used.
+            endgame = chess.Board("8/8/8/8/4k3/8/8/R3K3 w - - 0 1")
+            info = engine.analyse(endgame, chess.engine.Limit(depth=3))
+            assert info.get("tbhits", 0) > 0
+
+            # An infinite analysis stopped.
+            engine.configure({"OwnBook": False})
+            with engine.analysis(board) as analysis:
+                time.sleep(0.5)
+                analysis.stop()
+                best = analysis.wait()
+            assert best.move in board.legal_moves
+        finally:
+            engine.quit()
+        stderr.seek(0)
+        errors = stderr.read()
+    assert b"Traceback" not in errors, errors.decode("utf-8", "replace")
+
+    # quit ends the process at once, also mid-search.
+    process = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None
+    process.stdin.write("uci\nposition startpos moves e2e4\ngo infinite\n")
+    process.stdin.flush()
+    time.sleep(0.5)
+    process.stdin.write("quit\n")
+    process.stdin.flush()
+    assert process.wait(timeout=10) == 0
