@@ -199,3 +199,21 @@ def test_command_line_front_end(tmp_path: Path) -> None:
     assert "Score of good vs illegal: 4 - 0 - 0" in run.stdout
     assert "illegal: 0 time forfeits, 4 illegal moves, 0 crashes" in run.stdout
     assert json.loads(out.read_text())["wins"] == 4
+
+
+def test_repetition_ends_the_game_only_when_it_has_happened() -> None:
+    from blitzaco.match.runner import _outcome
+
+    board = chess.Board()
+    for move in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:
+        board.push_uci(move)
+    # Black could repeat the start position a third time, but has not: play on.
+    assert board.can_claim_threefold_repetition()
+    assert _outcome(board) is None
+    board.push_uci("f6g8")
+    outcome = _outcome(board)
+    assert outcome is not None and outcome.termination == chess.Termination.THREEFOLD_REPETITION
+    fifty = chess.Board("8/8/8/3k4/8/8/8/R3K3 w - - 100 80")
+    assert _outcome(fifty) == chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+    mated = chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 100 80")
+    assert _outcome(mated).termination == chess.Termination.CHECKMATE

@@ -386,6 +386,22 @@ def _score_text(score: chess.engine.PovScore | None, color: chess.Color) -> str:
     return f"{cp / 100:+.2f}" if cp is not None else ""
 
 
+def _outcome(board: chess.Board) -> chess.Outcome | None:
+    """The game's end as a match arbiter sees it: mate, stalemate, insufficient
+    material, and the draws a player may claim once they have happened (a position
+    there for the third time, fifty moves without capture or pawn move). Not
+    python-chess's ``claim_draw``, which also ends the game when the side to move
+    *could* repeat a third time: an engine playing for a win would not."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is not None:
+        return outcome
+    if board.is_repetition(3):
+        return chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
+    if board.halfmove_clock >= 100:
+        return chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+    return None
+
+
 def play_game(
     white: _Seat, black: _Seat, opening: Opening, limit: MatchLimit, adjudication: Adjudication, round_number: int
 ) -> GameRecord:
@@ -403,7 +419,7 @@ def play_game(
     game_key = object()
     result, termination, fault, faulty = "*", "", None, None
     while True:
-        outcome = board.outcome(claim_draw=True)
+        outcome = _outcome(board)
         if outcome is not None:
             result, termination = outcome.result(), _TERMINATIONS.get(outcome.termination, outcome.termination.name)
             break
