@@ -150,12 +150,20 @@ def _book(tmp_path: Path, lines: str) -> str:
 
 def test_weighted_choice_replays_with_the_same_seed(tmp_path: Path) -> None:
     path = _book(tmp_path, "A | e4 | 10\nB | d4 | 10\nC | c4 | 10\nD | Nf3 | 10\n")
-    probe = Probe(BookConfig(seed=42))
-    probe.open_book(path)
-    first = [probe.book_move(chess.Board())[0].move for _ in range(12)]  # type: ignore[union-attr]
-    probe.new_game()
-    again = [probe.book_move(chess.Board())[0].move for _ in range(12)]  # type: ignore[union-attr]
-    assert first == again and len(set(first)) > 1
+
+    def games(probe: Probe) -> list[list[chess.Move]]:
+        probe.open_book(path)
+        played = []
+        for _ in range(3):
+            probe.new_game()
+            played.append([probe.book_move(chess.Board())[0].move for _ in range(12)])  # type: ignore[union-attr]
+        return played
+
+    first = games(Probe(BookConfig(seed=42)))
+    assert first == games(Probe(BookConfig(seed=42)))  # a new run replays the same games
+    assert len({tuple(game) for game in first}) == 3  # the games of a run differ
+    assert len(set(first[0])) > 1
+    assert games(Probe(BookConfig(seed=0))) != games(Probe(BookConfig(seed=0)))  # 0: a new seed every start
 
 
 def test_best_rule_min_weight_and_max_ply(tmp_path: Path) -> None:

@@ -201,7 +201,10 @@ class BookConfig:
         lo=0, hi=1000,
     )
     seed: int = _param(
-        20261122, "Seed of the weighted choice; the same seed replays the same choices (reset by ucinewgame).",
+        20261122,
+        "Seed of the weighted choice, set at start-up: an engine started with the same seed replays the same "
+        "sequence of book choices (ucinewgame does not reset it, so the games of a run differ); 0: a new seed "
+        "from the operating system at every start.",
         lo=0, hi=2**63 - 1,
     )
 

@@ -93,7 +93,10 @@ class Engine:
         """Use new weights; the table's scores were made with the old ones."""
         self.config = config
         self.evaluator = Evaluator(config.eval)
+        reseed = config.book.seed != self.probe.book_config.seed
         self.probe.book_config = config.book
+        if reseed:
+            self.probe.reseed()
         self.tt.clear()
 
     def new_game(self) -> None:

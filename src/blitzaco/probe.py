@@ -80,7 +80,8 @@ class Probe:
         self.tb_pieces = 0
         self.probe_limit = 7
         self.tb_failed = False
-        self._rng = random.Random(self.book_config.seed)
+        self._rng = random.Random()
+        self.reseed()
 
     # ---------------------------------------------------------------- book
 
@@ -109,9 +110,15 @@ class Probe:
             self.book.close()
         self.book, self.book_path = None, ""
 
+    def reseed(self) -> None:
+        """Start the weighted choice afresh from the configured seed (0: from the
+        operating system's entropy, different at every start)."""
+        self._rng = random.Random(self.book_config.seed or None)
+
     def new_game(self) -> None:
-        """Restart the seeded choice: the same seed replays the same choices."""
-        self._rng = random.Random(self.book_config.seed)
+        """Nothing to forget: the choice goes on from where the last game left it, so
+        that the games of one run differ, and a run started with the same seed
+        replays the same sequence of games."""
 
     def book_move(self, board: chess.Board) -> tuple[BookMove | None, str | None]:
         """A legal book move chosen by the configured rule, and a message if the book
