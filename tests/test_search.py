@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import chess
 import pytest
+from recorder import Recorder
 
-from blitzaco.engine import Engine, Reporter, SearchInfo
+from blitzaco.engine import Engine
 from blitzaco.search import MATE, mate_in
 from blitzaco.timeman import Limits, SearchControl
-
-
-class Recorder(Reporter):
-    def __init__(self) -> None:
-        self.infos: list[SearchInfo] = []
-        self.messages: list[str] = []
-
-    def info(self, info: SearchInfo) -> None:
-        self.infos.append(info)
-
-    def message(self, text: str) -> None:
-        self.messages.append(text)
 
 
 def searching_engine(config=None) -> Engine:

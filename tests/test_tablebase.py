@@ -11,26 +11,15 @@ import chess
 import chess.engine
 import chess.syzygy
 import pytest
+from recorder import Recorder
 from uci_driver import DATA, ENGINE_COMMAND, UciProcess
 
-from blitzaco.engine import Engine, Reporter, SearchInfo
+from blitzaco.engine import Engine
 from blitzaco.probe import Probe
 from blitzaco.search import TB_WIN
 from blitzaco.timeman import Limits, SearchControl
 
 TABLES = DATA / "syzygy"
-
-
-class Recorder(Reporter):
-    def __init__(self) -> None:
-        self.infos: list[SearchInfo] = []
-        self.messages: list[str] = []
-
-    def info(self, info: SearchInfo) -> None:
-        self.infos.append(info)
-
-    def message(self, text: str) -> None:
-        self.messages.append(text)
 
 
 def _engine() -> Engine:
