@@ -154,19 +154,27 @@ def test_several_folders_and_a_missing_one(tmp_path: Path) -> None:
     assert probe.tb_limit == 3
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "wrong kind"])
 def test_broken_tables_disable_probing_without_crashing(tmp_path: Path, damage: str) -> None:
-    for name in ("KQvK.rtbw", "KQvK.rtbz"):
+    for name, other in (("KQvK.rtbw", "KQvK.rtbz"), ("KQvK.rtbz", "KQvK.rtbw")):
         data = (TABLES / name).read_bytes()
-        (tmp_path / name).write_bytes(data[:40] if damage == "truncated" else bytes(reversed(data)))
+        if damage == "truncated":
+            data = data[:40]
+        elif damage == "garbage":
+            data = bytes(reversed(data))
+        else:  # a DTZ table where the WDL table should be, and the other way round
+            data = (TABLES / other).read_bytes()
+        (tmp_path / name).write_bytes(data)
     engine = Engine()
     engine.own_book = False
     engine.probe.open_tablebases(str(tmp_path))
     board = chess.Board("8/8/8/4k3/8/8/8/3QK3 w - - 0 1")
     recorder = Recorder()
     result = _think(engine, board, recorder, depth=3)
-    assert result.move in board.legal_moves
-    assert any("error" in text for text in recorder.messages) or engine.probe.tablebase is not None
+    assert result.move in board.legal_moves  # the search carried on
+    assert [text for text in recorder.messages if text.startswith("error: tablebases disabled")], recorder.messages
+    assert engine.probe.tablebase is None
+    assert recorder.infos and recorder.infos[-1].line.depth == 3
 
 
 def test_uci_reports_tables_and_errors(uci: UciProcess, tmp_path: Path) -> None:
