@@ -8,7 +8,13 @@ arrives:
 * start-up: process start to ``uciok``;
 * isready while a search runs: ``isready`` to ``readyok``;
 * stop: ``stop`` during ``go infinite`` to ``bestmove``;
-* quit: ``quit`` during ``go infinite`` to process exit.
+* quit: ``quit`` during ``go infinite`` to process exit;
+* a move at a bare clock: the engine plays a game against itself as a GUI drives
+  it (``position startpos moves …`` with the whole game, then ``go wtime 20 btime
+  20 winc 10 binc 10``, a clock below Move Overhead, so the search gets well under
+  a millisecond), and the time from ``position`` to ``bestmove`` is taken for
+  every move after ply 100: the fixed cost of a move late in a long game, which
+  must stay below a bullet increment.
 
 It prints the minimum, median and maximum of each, in milliseconds. These are
 benchmark figures for a report, not test assertions: a shared machine makes them
@@ -50,8 +56,31 @@ class Engine:
         time.sleep(seconds)
 
 
+def late_moves(engine: Engine, plies: int = 160, after: int = 100) -> list[float]:
+    """Self-play at a bare clock; the position-to-bestmove times after ply *after*."""
+    moves: list[str] = []
+    times = []
+    engine.send("ucinewgame")
+    for ply in range(plies):
+        sent = engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
+        engine.send("go wtime 20 btime 20 winc 10 binc 10")
+        assert engine.proc.stdout is not None
+        for line in engine.proc.stdout:
+            if line.startswith("bestmove"):
+                break
+        else:
+            raise EOFError("engine ended during the game")
+        if ply >= after:
+            times.append(time.perf_counter() - sent)
+        move = line.split()[1]
+        if move == "0000":  # the game is over
+            break
+        moves.append(move)
+    return times
+
+
 def measure(command: list[str], runs: int) -> dict[str, list[float]]:
-    names = ("start-up to uciok", "isready during search", "stop to bestmove", "quit to exit")
+    names = ("start-up to uciok", "isready during search", "stop to bestmove", "quit to exit", "move after ply 100")
     results: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(runs):
         engine = Engine(command)
@@ -62,6 +91,7 @@ def measure(command: list[str], runs: int) -> dict[str, list[float]]:
         results["isready during search"].append(engine.wait_for("readyok") - sent)
         sent = engine.send("stop")
         results["stop to bestmove"].append(engine.wait_for("bestmove") - sent)
+        results["move after ply 100"].extend(late_moves(engine))
         engine.search_for(0.5)
         sent = engine.send("quit")
         engine.proc.wait(timeout=30)

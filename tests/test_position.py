@@ -45,11 +45,14 @@ def test_incremental_state_matches_a_fresh_computation(seed: int) -> None:
 
 def test_history_is_replayed_and_pop_restores() -> None:
     board = chess.Board()
-    for uci in ["e2e4", "d7d5", "e4e5", "f7f5"]:  # f7f5 leaves an en passant capture on f6
+    for uci in ["e2e4", "g8f6", "e4e5", "f6g8", "b1c3", "f7f5"]:  # f7f5 leaves an en passant capture on f6
         board.push_uci(uci)
     pos = Position(board, EVALUATOR.psq)
     assert pos.key == chess.polyglot.zobrist_hash(board)
-    assert len(pos.keys) == 5 and pos.root_index == 4 and pos.ply == 0
+    assert len(pos.keys) == 1 and pos.root_index == 0 and pos.ply == 0  # nothing since f7f5 can recur
+    pos = Position(_play(board.copy(), "c3b1 b8c6"), EVALUATOR.psq)
+    assert len(pos.keys) == 3 and pos.root_index == 2
+    pos = Position(board, EVALUATOR.psq)
     key = pos.key
     pos.push(chess.Move.from_uci("e5f6"))
     assert pos.ply == 1
@@ -109,3 +112,19 @@ def test_irreversible_moves_cut_the_repetition_window() -> None:
     assert pos.is_repetition()  # after e4 e5 the shuffle repeats inside the search
     early = Position(_play(chess.Board(), "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8 e2e4"), EVALUATOR.psq)
     assert not early.is_repetition()
+
+
+def test_history_before_the_last_irreversible_move_is_not_replayed() -> None:
+    """Only positions since the last capture or pawn move can recur: those are the
+    keys kept, however long the game before them, and they still count towards a
+    threefold repetition."""
+    board = _play(chess.Board(), "g1f3 g8f6 f3g1 f6g8 " * 10 + "e2e4 g8f6 g1f3 f6g8 f3g1")
+    pos = Position(board, EVALUATOR.psq)
+    assert len(pos.keys) == 5 and pos.root_index == 4
+    assert pos.keys[0] == pos.keys[4] == chess.polyglot.zobrist_hash(board)  # after e2e4, twice
+    assert (pos.mg, pos.eg, pos.phase) == EVALUATOR.sums(board) and pos.board.fen() == board.fen()
+    for uci in "g8f6 g1f3 f6g8".split():
+        pos.push(chess.Move.from_uci(uci))
+        assert not pos.is_repetition()
+    pos.push(chess.Move.from_uci("f3g1"))  # the third occurrence
+    assert pos.is_repetition()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import chess
 import pytest
 
@@ -23,8 +26,9 @@ def test_movetime_is_both_limits() -> None:
 
 def test_uses_the_clock_of_the_side_to_move() -> None:
     limits = Limits(wtime=60_000, btime=6_000)
-    white = time_budget(limits, chess.WHITE, 0, CONFIG)
-    black = time_budget(limits, chess.BLACK, 0, CONFIG)
+    no_reserve = dataclasses.replace(CONFIG, move_latency=0.0)
+    white = time_budget(limits, chess.WHITE, 0, no_reserve)
+    black = time_budget(limits, chess.BLACK, 0, no_reserve)
     assert white is not None and black is not None
     assert white.hard_ms == pytest.approx(10 * black.hard_ms)
 
@@ -36,6 +40,17 @@ def test_sudden_death_divides_by_moves_to_go_and_adds_increment() -> None:
     assert budget.soft_ms == pytest.approx(CONFIG.soft_factor * optimum)
     assert budget.hard_ms == pytest.approx(CONFIG.hard_factor * optimum)
     assert budget.soft_ms < budget.hard_ms
+
+
+def test_sudden_death_keeps_the_latency_of_the_moves_to_come_in_reserve() -> None:
+    budget = time_budget(Limits(wtime=10_030), chess.WHITE, 30, CONFIG)
+    assert budget is not None
+    optimum = (10_000 - CONFIG.moves_to_go * CONFIG.move_latency) / CONFIG.moves_to_go
+    assert budget.hard_ms == pytest.approx(CONFIG.hard_factor * optimum)
+    paid = time_budget(Limits(wtime=10_030, winc=int(CONFIG.move_latency)), chess.WHITE, 30, CONFIG)
+    assert paid is not None  # an increment as large as the latency pays for it: no reserve
+    optimum = 10_000 / CONFIG.moves_to_go + CONFIG.increment_use * CONFIG.move_latency
+    assert paid.hard_ms == pytest.approx(CONFIG.hard_factor * optimum)
 
 
 def test_movestogo_replaces_the_default_horizon() -> None:
@@ -63,6 +78,44 @@ def test_a_move_never_takes_more_than_its_share_of_the_clock(limits: Limits, ove
     remaining = max((limits.wtime or 0) - overhead, 1)
     assert 0 < budget.hard_ms <= CONFIG.max_share * remaining + 1e-9
     assert budget.soft_ms <= budget.hard_ms
+
+
+@pytest.mark.parametrize(
+    ("base", "increment", "overhead", "latency", "moves"),
+    [
+        (1000, 10, 10, 9, 1000),  # bullet: the increment barely pays for a move's latency
+        (1000, 10, 30, 9, 1000),
+        (10_000, 100, 30, 30, 1000),
+        (200, 100, 100, 60, 1000),  # a clock below the overhead from the start
+        (60_000, 0, 15, 5, 100),  # sudden death: only the reserve pays for the latency
+        (10_000, 0, 30, 5, 100),
+        (180_000, 0, 30, 5, 100),
+    ],
+)
+def test_a_long_game_at_full_hard_limit_never_loses_on_time(
+    base: int, increment: int, overhead: int, latency: int, moves: int
+) -> None:
+    """The worst case of a game: every move runs to its hard limit and costs a fixed
+    latency (reading the command, answering) on top. With an increment that pays
+    for the latency the clock never runs out; in sudden death, with the latency half
+    of move_latency, it lasts a 100-move game (each side)."""
+    assert latency <= overhead and (increment >= latency or 2 * latency <= CONFIG.move_latency)
+    clock = float(base)
+    for _ in range(moves):
+        budget = time_budget(Limits(wtime=int(clock), winc=increment), chess.WHITE, overhead, CONFIG)
+        assert budget is not None
+        clock -= budget.hard_ms + latency
+        assert clock > 0
+        clock += increment
+
+
+def test_the_clock_can_start_before_the_control_is_made() -> None:
+    """The UCI loop starts the clock when the go line arrives."""
+    limits = Limits(movetime=100)
+    start = time.perf_counter() - 1.0
+    control = SearchControl(limits, time_budget(limits, chess.WHITE, 0, CONFIG), start=start)
+    assert control.hard_deadline == pytest.approx(start + 0.1)
+    assert control.hard_expired() and control.elapsed_ms() >= 1000
 
 
 def test_movetime_and_clock_together_take_the_tighter() -> None:

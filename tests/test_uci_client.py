@@ -241,9 +241,16 @@ def test_960_start_position_given_by_fen_needs_no_option(uci: UciProcess) -> Non
     assert uci.read_until("bestmove")[-1].split()[1] == "b1e1"
 
 
-def test_repetition_draw_through_the_protocol(uci: UciProcess) -> None:
-    uci.send("position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1 moves "
-             "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8")
+@pytest.mark.parametrize("opening", ["", "e2e4 e7e5 "])
+@pytest.mark.parametrize("per_ply", [False, True], ids=["one-command", "command-per-ply"])
+def test_repetition_draw_through_the_protocol(uci: UciProcess, opening: str, per_ply: bool) -> None:
+    """Queenless White repeats. The history reaches the search whether it came in
+    one command or, as from a GUI, a command per ply that extends the last one, and
+    whether or not irreversible moves come before the shuffle."""
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1"
+    moves = (opening + "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8").split()
+    for count in range(1 if per_ply else len(moves), len(moves) + 1):
+        uci.send(f"position fen {fen} moves {' '.join(moves[:count])}")
     uci.send("go depth 3")
     lines = uci.read_until("bestmove")
     assert lines[-1].split()[1] == "g1f3"

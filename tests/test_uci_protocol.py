@@ -76,6 +76,7 @@ def test_bad_positions_keep_the_last_good_one(uci: UciProcess) -> None:
         "position startpos moves e2e4 e2e4",
         "position startpos moves e2e5",
         "position startpos moves e2e4 e7e5 0000",
+        "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 e5e4 c4f7",  # legal moves, then an illegal one
         "position sideways",
     ]
     for line in bad:

@@ -163,9 +163,10 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class TimeConfig:
-    """Time management. The optimum time for a move is remaining / moves_to_go +
-    increment_use * increment, where remaining is the clock minus Move Overhead;
-    no new iteration starts after soft_factor * optimum, and the search is aborted at
+    """Time management. The optimum time for a move is (remaining - reserve) /
+    moves_to_go + increment_use * increment, where remaining is the clock minus Move
+    Overhead and reserve is moves_to_go * max(move_latency - increment, 0); no new
+    iteration starts after soft_factor * optimum, and the search is aborted at
     min(hard_factor * optimum, max_share * remaining)."""
 
     moves_to_go: int = _param(
@@ -180,6 +181,13 @@ class TimeConfig:
     )
     max_share: float = _param(
         0.5, "Largest share of the remaining clock one move may use (fraction).", lo=0.01, hi=0.95
+    )
+    move_latency: float = _param(
+        10.0,
+        "What a move costs beyond its search (reading the position, answering), in ms; "
+        "kept in reserve for each move to come that the increment does not pay for.",
+        lo=0.0,
+        hi=1000.0,
     )
 
 

@@ -15,7 +15,7 @@ import chess
 
 from blitzaco.config import Config
 from blitzaco.evaluate import Evaluator
-from blitzaco.position import Position
+from blitzaco.position import Position, compute_key
 from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, TB_WIN, Bound, PvLine, Search
 from blitzaco.timeman import Limits, SearchControl
@@ -217,11 +217,11 @@ class Engine:
 
     def _ponder_from_tt(self, board: chess.Board, move: chess.Move) -> chess.Move | None:
         """The expected reply when the PV was cut short: the table's move after *move*."""
-        pos = Position(board, self.evaluator.psq)
-        pos.push(move)
-        entry = self.tt.probe(pos.key)
+        after = board.copy(stack=False)
+        after.push(move)
+        entry = self.tt.probe(compute_key(after))
         reply = decode_move(entry[MOVE]) if entry is not None else None
-        if reply is not None and pos.board.is_legal(reply):
+        if reply is not None and after.is_legal(reply):
             return reply
         return None
 

@@ -120,9 +120,13 @@ class Position:
     )
 
     def __init__(self, board: chess.Board, psq: PsqTable) -> None:
-        """Copy *board* (with its move history, whose keys are replayed for
-        repetition detection) and compute the incremental state from scratch."""
+        """Copy *board* and compute the incremental state from scratch. The moves
+        since the last capture or pawn move are replayed for repetition detection;
+        no position before them can recur, so older history is not needed."""
         self._tables = _tables_for(psq)
+        replay = min(board.halfmove_clock, len(board.move_stack))
+        if replay < len(board.move_stack):
+            board = board.copy(stack=replay)
         root = board.root()
         root.castling_rights = root.clean_castling_rights()
         self.board = root

@@ -20,6 +20,7 @@ Scores are centipawns for the side to move; a mate in *n* plies scores
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -650,8 +651,10 @@ class Search:
         return best
 
 
+@functools.lru_cache(maxsize=4)
 def _reduction_table(base: float, divisor: float) -> list[list[int]]:
-    """Late-move reductions by depth and move number: base + ln(d) ln(m) / divisor."""
+    """Late-move reductions by depth and move number: base + ln(d) ln(m) / divisor.
+    Cached (every search of a game uses the same one); read-only."""
     table = [[0] * 64 for _ in range(64)]
     for depth in range(1, 64):
         for number in range(1, 64):

@@ -5,8 +5,10 @@ control object the UCI thread and the search thread share.
 * hard limit: the search is aborted when it passes.
 
 For a clock (``wtime``/``btime``) the budget is computed from the remaining time
-minus ``Move Overhead``; a move never takes more than ``max_share`` of that, so the
-clock cannot run out however long the game. ``movetime`` is a hard and soft limit of
+minus ``Move Overhead``, less a reserve for the latency of each move still to come
+that the increment does not pay for; a move never takes more than ``max_share`` of the
+remaining time, so the clock does not run out while the increment pays for the
+latency of a move. ``movetime`` is a hard and soft limit of
 its own. ``go ponder`` has no deadline until ``ponderhit``, when the clock given
 with the ``go`` starts to run from that moment.
 """
@@ -65,7 +67,12 @@ def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: Ti
     if remaining is not None:
         remaining = max(remaining - overhead_ms, 1)
         moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else config.moves_to_go
-        optimum = remaining / moves_to_go + config.increment_use * max(increment, 0)
+        # Every move still to come costs some latency on top of its search; what
+        # the increment does not pay for is kept in reserve, so that a long
+        # sudden-death game does not run the clock down to the bare overhead.
+        reserve = moves_to_go * max(config.move_latency - max(increment, 0), 0)
+        spendable = max(remaining - reserve, 1)
+        optimum = spendable / moves_to_go + config.increment_use * max(increment, 0)
         hard = min(config.hard_factor * optimum, config.max_share * remaining)
         soft = min(config.soft_factor * optimum, hard)
         budgets.append(TimeBudget(soft, hard))
@@ -79,10 +86,12 @@ class SearchControl:
     (which polls). Deadlines are ``time.perf_counter()`` values; plain attribute
     reads and writes, which are atomic in CPython, carry the state across."""
 
-    def __init__(self, limits: Limits, budget: TimeBudget | None) -> None:
+    def __init__(self, limits: Limits, budget: TimeBudget | None, start: float | None = None) -> None:
+        """*start*: the ``time.perf_counter()`` at which the clock began to run (when
+        the ``go`` arrived); now by default."""
         self.limits = limits
         self.budget = budget
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
         self.pondering = limits.ponder

@@ -24,6 +24,7 @@ import gc
 import re
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -180,7 +181,13 @@ class UciProtocol:
         self.output = output if output is not None else sys.stdout
         self.engine = engine if engine is not None else Engine()
         self.board = chess.Board()
+        # What the last good position command said (setup and chess960 flag, moves):
+        # a command that only adds moves to it is applied to self.board in place.
+        self._origin: tuple[tuple[str, ...], bool] | None = None
+        self._moves: list[str] = []
         self.position_given = False
+        # When the line being handled was read: the clock of a go starts then.
+        self._received = time.perf_counter()
         self.debug = False
         self.chess960 = False
         self._log: IO[str] | None = None
@@ -326,6 +333,7 @@ class UciProtocol:
 
     def handle(self, line: str) -> bool:
         """Carry out one command line. Returns False after ``quit``."""
+        self._received = time.perf_counter()
         if self._log is not None:
             self._write_log("<< " + line.rstrip("\r\n"))
         tokens = [(match.group(), match.start()) for match in re.finditer(r"\S+", line)]
@@ -418,18 +426,37 @@ class UciProtocol:
             fen = " ".join(setup[1:])
         else:
             raise _UciError(f"position not understood: '{_clip(rest)}'; position unchanged")
-        board = self._board_from_fen(fen)
-        for number, text in enumerate(moves, start=1):
-            try:
-                move = board.parse_uci(text)
-            except ValueError:
-                raise _UciError(
-                    f"illegal or malformed move '{_clip(text)}' (move {number}); position unchanged"
-                ) from None
-            if not move:
-                raise _UciError(f"null move '{text}' (move {number}) not accepted; position unchanged")
-            board.push(move)
+        origin = (tuple(setup), self.chess960)
+        done = len(self._moves)
+        if origin == self._origin and moves[:done] == self._moves:
+            # The usual case in a game: the last position plus the moves since.
+            # Replaying only those keeps the cost of a move independent of the
+            # game's length.
+            board = self.board
+        else:
+            board = self._board_from_fen(fen)
+            done = 0
+        pushed = 0
+        try:
+            for number, text in enumerate(moves[done:], start=done + 1):
+                try:
+                    move = board.parse_uci(text)
+                except ValueError:
+                    raise _UciError(
+                        f"illegal or malformed move '{_clip(text)}' (move {number}); position unchanged"
+                    ) from None
+                if not move:
+                    raise _UciError(f"null move '{text}' (move {number}) not accepted; position unchanged")
+                board.push(move)
+                pushed += 1
+        except _UciError:
+            if board is self.board:
+                for _ in range(pushed):
+                    board.pop()
+            raise
         self.board = board
+        self._origin = origin
+        self._moves = moves
         self.position_given = True
 
     def _board_from_fen(self, fen: str) -> chess.Board:
@@ -454,9 +481,11 @@ class UciProtocol:
         if not self.position_given:
             self._error("go before position: searching the start position")
             self.position_given = True
-        board = self.board.copy()
+        # The search needs the history only back to the last capture or pawn move
+        # (repetitions); copying all of a long game's would cost time on the clock.
+        board = self.board.copy(stack=min(self.board.halfmove_clock, len(self.board.move_stack)))
         budget = time_budget(limits, board.turn, self.engine.move_overhead, self.engine.config.time)
-        control = SearchControl(limits, budget)
+        control = SearchControl(limits, budget, start=self._received)
         if self.debug:
             self.send(f"info string time budget {budget}")
         self._control = control
