@@ -43,12 +43,17 @@ class Engine:
         self.proc.stdin.flush()
         return time.perf_counter()
 
-    def wait_for(self, prefix: str) -> float:
+    def read_until(self, prefix: str) -> str:
+        """The first line starting with *prefix*."""
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             if line.startswith(prefix):
-                return time.perf_counter()
+                return line
         raise EOFError(f"engine ended before '{prefix}'")
+
+    def wait_for(self, prefix: str) -> float:
+        self.read_until(prefix)
+        return time.perf_counter()
 
     def search_for(self, seconds: float) -> None:
         self.send("position startpos moves e2e4 e7e5 g1f3 b8c6")
@@ -64,12 +69,7 @@ def late_moves(engine: Engine, plies: int = 160, after: int = 100) -> list[float
     for ply in range(plies):
         sent = engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
         engine.send("go wtime 20 btime 20 winc 10 binc 10")
-        assert engine.proc.stdout is not None
-        for line in engine.proc.stdout:
-            if line.startswith("bestmove"):
-                break
-        else:
-            raise EOFError("engine ended during the game")
+        line = engine.read_until("bestmove")
         if ply >= after:
             times.append(time.perf_counter() - sent)
         move = line.split()[1]

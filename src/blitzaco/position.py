@@ -25,7 +25,7 @@ from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 
 from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
 
-__all__ = ["Position", "compute_key"]
+__all__ = ["Position", "compute_key", "repetition_window"]
 
 _PAWN, _ROOK, _KING = chess.PAWN, chess.ROOK, chess.KING
 _BB_SQUARES = chess.BB_SQUARES
@@ -68,6 +68,12 @@ def _ep_key(board: chess.Board) -> int:
     if ep is not None and board.pawns & board.occupied_co[board.turn] & _BB_PAWN_ATTACKS[not board.turn][ep]:
         return _EP_FILE_KEY[ep & 7]
     return 0
+
+
+def repetition_window(board: chess.Board) -> int:
+    """How many of *board*'s last moves repetition detection needs: those since the
+    last capture or pawn move (no position before it can recur)."""
+    return min(board.halfmove_clock, len(board.move_stack))
 
 
 def compute_key(board: chess.Board) -> int:
@@ -124,7 +130,7 @@ class Position:
         since the last capture or pawn move are replayed for repetition detection;
         no position before them can recur, so older history is not needed."""
         self._tables = _tables_for(psq)
-        replay = min(board.halfmove_clock, len(board.move_stack))
+        replay = repetition_window(board)
         if replay < len(board.move_stack):
             board = board.copy(stack=replay)
         root = board.root()

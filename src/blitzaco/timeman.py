@@ -66,13 +66,14 @@ def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: Ti
     remaining, increment = limits.clock(color)
     if remaining is not None:
         remaining = max(remaining - overhead_ms, 1)
+        increment = max(increment, 0)
         moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else config.moves_to_go
         # Every move still to come costs some latency on top of its search; what
         # the increment does not pay for is kept in reserve, so that a long
         # sudden-death game does not run the clock down to the bare overhead.
-        reserve = moves_to_go * max(config.move_latency - max(increment, 0), 0)
+        reserve = moves_to_go * max(config.move_latency - increment, 0)
         spendable = max(remaining - reserve, 1)
-        optimum = spendable / moves_to_go + config.increment_use * max(increment, 0)
+        optimum = spendable / moves_to_go + config.increment_use * increment
         hard = min(config.hard_factor * optimum, config.max_share * remaining)
         soft = min(config.soft_factor * optimum, hard)
         budgets.append(TimeBudget(soft, hard))

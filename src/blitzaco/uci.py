@@ -35,6 +35,7 @@ import chess
 from blitzaco import ENGINE_AUTHOR, ENGINE_NAME, __version__
 from blitzaco.config import Config, ConfigError, load_config
 from blitzaco.engine import DEFAULT_HASH_MB, CurrMove, Engine, Reporter, SearchInfo, ThinkResult
+from blitzaco.position import repetition_window
 from blitzaco.search import Bound, mate_in
 from blitzaco.timeman import Limits, SearchControl, time_budget
 
@@ -483,7 +484,7 @@ class UciProtocol:
             self.position_given = True
         # The search needs the history only back to the last capture or pawn move
         # (repetitions); copying all of a long game's would cost time on the clock.
-        board = self.board.copy(stack=min(self.board.halfmove_clock, len(self.board.move_stack)))
+        board = self.board.copy(stack=repetition_window(self.board))
         budget = time_budget(limits, board.turn, self.engine.move_overhead, self.engine.config.time)
         control = SearchControl(limits, budget, start=self._received)
         if self.debug:
