@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Measure what each search technique is worth: for every switch named, a match of
-the engine as configured against the same engine with that switch off, at equal
-time, from the same openings. Prints a table of Elo ± 95 % (positive: the
-technique helps) and writes each match's report as JSON.
+"""Measure what each technique is worth: for every switch named, a match of the
+engine with that switch on against the same engine with it off (everything else as
+configured), at equal time, from the same openings. Prints a table of Elo ± 95 %
+(positive: the technique helps) and writes each match's report as JSON.
 
     python scripts/ablation.py --games 200 --tc 2+0.02 --concurrency 2 \\
-        --out runs/ablation null_move late_move_reductions futility
+        --out runs/ablation null_move late_move_reductions futility root_filter
 
-A switch is a boolean field of config.toml's [search] section. The logic is the
-match runner's (blitzaco.match); this only builds the configurations.
+A switch is a boolean field of config.toml: ``name`` for the [search] section, or
+``section.name`` (``eval.spectral``). Switches that are off by default (such as
+``root_filter``) are measured the same way: on against off. The logic is the match
+runner's (blitzaco.match); this only builds the configurations.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("switches", nargs="+", help="boolean fields of [search] to switch off one at a time")
+    parser.add_argument("switches", nargs="+", help="boolean fields (name for [search], or section.name), one match each")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--tc", default="2+0.02")
     parser.add_argument("--concurrency", type=int, default=2)
@@ -40,12 +42,18 @@ def main(argv: list[str] | None = None) -> int:
     defaults = Config()
     rows = []
     for switch in args.switches:
-        if not isinstance(getattr(defaults.search, switch, None), bool):
-            parser.error(f"{switch} is not a boolean field of [search]")
-        config_path = out / f"without_{switch}.toml"
-        config_path.write_text(dump_toml(config_from_dict({"search": {switch: False}})))
-        first = EngineSpec(f"with_{switch}", tuple(args.engine.split()))
-        second = EngineSpec(f"without_{switch}", tuple(args.engine.split()), (("ConfigFile", str(config_path)),))
+        section, _, name = switch.rpartition(".")
+        section = section or "search"
+        if not isinstance(getattr(getattr(defaults, section, None), name, None), bool):
+            parser.error(f"{switch} is not a boolean field of [{section}]")
+        engines = []
+        for value, label in ((True, "with"), (False, "without")):
+            config_path = out / f"{label}_{switch}.toml"
+            config_path.write_text(dump_toml(config_from_dict({section: {name: value}})))
+            engines.append(
+                EngineSpec(f"{label}_{switch}", tuple(args.engine.split()), (("ConfigFile", str(config_path)),))
+            )
+        first, second = engines
         report = play_match(
             first, second, load_openings(args.openings), MatchLimit.parse(args.tc), args.games,
             concurrency=args.concurrency, pgn_path=out / f"{switch}.pgn", progress=print_progress,

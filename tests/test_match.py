@@ -217,3 +217,24 @@ def test_repetition_ends_the_game_only_when_it_has_happened() -> None:
     assert _outcome(fifty) == chess.Outcome(chess.Termination.FIFTY_MOVES, None)
     mated = chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 100 80")
     assert _outcome(mated).termination == chess.Termination.CHECKMATE
+
+
+def test_ablation_script_plays_switch_on_against_off(tmp_path: Path) -> None:
+    """scripts/ablation.py flips the named switch both ways, also one that is off by
+    default, and plays the two configurations against each other."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "ablation.py"
+    out = tmp_path / "abl"
+    result = subprocess.run(
+        [sys.executable, str(script), "--games", "2", "--tc", "nodes=200", "--concurrency", "1",
+         "--out", str(out), "root_filter", "search.killers"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "root_filter = true" in (out / "with_root_filter.toml").read_text()
+    assert "root_filter = false" in (out / "without_root_filter.toml").read_text()
+    assert "killers = false" in (out / "without_search.killers.toml").read_text()
+    report = json.loads((out / "root_filter.json").read_text())
+    assert report["games"] == 2
+    rejected = subprocess.run([sys.executable, str(script), "--out", str(out), "eval.nonsense"],
+                              capture_output=True, text=True, timeout=60)
+    assert rejected.returncode != 0 and "eval.nonsense" in rejected.stderr
