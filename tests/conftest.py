@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import os
 import tempfile
+
+# numpy's BLAS on one thread, as in the engine (see blitzaco.spectral); set before any
+# test module imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import chess
 import chess.engine

@@ -41,9 +41,15 @@ def test_bench_depth_changes_the_count() -> None:
 
 def test_eval_command() -> None:
     out = _run([*ENGINE_COMMAND, "eval", "4k3/8/8/8/8/8/8/3QK3", "w", "-", "-", "0", "1"]).stdout
-    assert out.startswith("Static evaluation: +") and "(white side)" in out
+    lines = out.splitlines()
+    assert lines[0].split() == ["Term", "|", "White", "|", "Black", "|", "Total"]
+    for term in ("Material", "PST", "Pawns", "Passed", "Mobility", "King safety", "Threats", "Tempo"):
+        assert any(line.strip().startswith(f"{term} |") for line in lines), term
+    assert any(line.strip().startswith("connectivity |") for line in lines)
+    assert any(line.startswith("Pheromone:") for line in lines)
+    assert lines[-1].startswith("Final evaluation +") and lines[-1].endswith("(white side)")
     black = _run([*ENGINE_COMMAND, "eval", "3qk3/8/8/8/8/8/8/4K3", "w", "-", "-", "0", "1"]).stdout
-    assert black.startswith("Static evaluation: -")
+    assert black.splitlines()[-1].startswith("Final evaluation -")
 
 
 def test_the_engine_does_not_import_torch_or_numpy() -> None:

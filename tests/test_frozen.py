@@ -39,7 +39,8 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
         capture_output=True, text=True, check=True,
     ).stdout.split()
     assert "blitzaco/assets/book.bin" in listing and "blitzaco.search" in listing
-    for absent in ("torch", "numpy", "blitzaco.match", "chess.engine"):
+    assert "blitzaco/assets/pheromone.bin" in listing
+    for absent in ("torch", "numpy", "blitzaco.match", "blitzaco.spectral", "blitzaco.colony", "chess.engine"):
         assert not any(name == absent or name.startswith(absent + ".") for name in listing), absent
 
     # Run from an unrelated folder: the bundled book must be found inside the binary.
@@ -77,6 +78,18 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
         stderr.seek(0)
         errors = stderr.read()
     assert b"Traceback" not in errors, errors.decode("utf-8", "replace")
+
+    # The spectral term needs numpy, which the binary leaves out: switching it on is
+    # refused with a message, and eval says so too.
+    spectral = tmp_path / "spectral.toml"
+    spectral.write_text("[eval.spectral]\nenabled = true\n")
+    answer = subprocess.run(
+        [str(binary)], input=f"uci\nsetoption name ConfigFile value {spectral}\neval\nquit\n",
+        capture_output=True, text=True, timeout=60,
+    ).stdout.splitlines()
+    assert any("spectral term switched off" in line and "numpy" in line for line in answer)
+    assert any(line.startswith("Spectral terms: not available") for line in answer)
+    assert any(line.startswith("Final evaluation") for line in answer)
 
     # quit ends the process at once, also mid-search.
     process = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

@@ -39,6 +39,7 @@ def test_incremental_state_matches_a_fresh_computation(seed: int) -> None:
         for pos in _random_walk(board, rng, 160):
             assert pos.key == compute_key(pos.board), pos.board.fen()
             assert (pos.mg, pos.eg, pos.phase) == EVALUATOR.sums(pos.board), pos.board.fen()
+            assert EVALUATOR.evaluate(pos) == EVALUATOR.evaluate_board(pos.board), pos.board.fen()
             if not pos.board.chess960:
                 assert pos.key == chess.polyglot.zobrist_hash(pos.board), pos.board.fen()
 

@@ -127,6 +127,18 @@ def test_second_go_while_searching_is_refused(uci: UciProcess) -> None:
     assert not any(line.startswith("bestmove") for line in lines), "the refused go must not answer"
 
 
+def test_eval_waits_for_the_search_to_end(uci: UciProcess) -> None:
+    uci.send("position startpos")
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.send("eval")
+    uci.read_until(lambda line: "eval while searching" in line)
+    uci.send("stop")
+    uci.read_until("bestmove")
+    uci.send("eval")
+    assert uci.read_until(lambda line: line.startswith("Final evaluation"))[-1].endswith("(white side)")
+
+
 def _write_book(path: Path, entries: list[tuple[chess.Board, str, int]]) -> None:
     """A Polyglot book: (key, move, weight, learn) big-endian records sorted by key."""
     records = []
@@ -188,15 +200,15 @@ def test_config_file_option(uci: UciProcess, tmp_path: Path) -> None:
     bad.write_text("[eval.material]\nqeen = [100, 100]\n")
     uci.send("position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
     uci.send("eval")
-    before = uci.read_until(lambda line: "static evaluation" in line)[-1]
+    before = uci.read_until(lambda line: "Final evaluation" in line)[-1]
     uci.send(f"setoption name ConfigFile value {bad}")
     assert "eval.material.qeen" in uci.read_until(lambda line: line.startswith("info string"))[-1]
     uci.send("eval")
-    assert uci.read_until(lambda line: "static evaluation" in line)[-1] == before
+    assert uci.read_until(lambda line: "Final evaluation" in line)[-1] == before
     uci.send(f"setoption name ConfigFile value {good}")
     assert "loaded" in uci.read_until(lambda line: line.startswith("info string"))[-1]
     uci.send("eval")
-    after = uci.read_until(lambda line: "static evaluation" in line)[-1]
+    after = uci.read_until(lambda line: "Final evaluation" in line)[-1]
     assert after != before
 
 

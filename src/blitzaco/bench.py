@@ -1,7 +1,8 @@
 """``blitzaco bench``: the search's signature.
 
 Thirty fixed positions (openings, middlegames, tactics, endgames) are searched to a
-fixed depth, each from a fresh state (empty table, no book, no tablebases). The node
+fixed depth, each from a fresh state (empty table, no book, no tablebases, no
+pheromone trails). The node
 count depends only on the code and the configuration, not on the machine or the
 clock, so the same code prints the same ``Nodes searched`` everywhere; commits that
 change the search or the evaluation quote it as ``Bench: N``.
@@ -69,6 +70,7 @@ def run_bench(
     """Search every bench position to *depth*; returns (nodes, seconds)."""
     engine = Engine(config)
     engine.own_book = False  # the signature measures the search, not the book
+    engine.trails.clear()  # nor a trained pheromone memory
     total_nodes = 0
     started = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, start=1):

@@ -38,7 +38,17 @@ def _parser() -> argparse.ArgumentParser:
     analyse.add_argument("--out", help="annotated PGN (default: GAME.annotated.pgn beside the input)")
     analyse.add_argument("--graph", help="write an evaluation graph here (PNG; needs matplotlib)")
     analyse.add_argument("--quiet", action="store_true", help="no progress bar")
-    evaluate = commands.add_parser("eval", help="print the static evaluation of a position")
+    colony = commands.add_parser("colony", help="train the pheromone memory with ants (self-play games)")
+    colony.add_argument("--ants", type=int, default=100, help="self-play games (default: %(default)s)")
+    colony.add_argument("--mode", choices=("adventurous", "greedy"), default="adventurous",
+                        help="adventurous: roulette-wheel moves; greedy: the best-marked move (default: %(default)s)")
+    colony.add_argument("--fen", help="start position (default: the start position)")
+    colony.add_argument("--moves", default="", help="moves played from it first, in UCI (e.g. 'e2e4 e7e5')")
+    colony.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    colony.add_argument("--memory", help="start from this pheromone file instead of an empty memory")
+    colony.add_argument("--out", default="assets/pheromone.bin", help="file to write (default: %(default)s)")
+    colony.add_argument("--quiet", action="store_true", help="no progress lines")
+    evaluate = commands.add_parser("eval", help="print the static evaluation of a position, term by term")
     evaluate.add_argument("fen", nargs="*", help="position (default: the start position)")
     return parser
 
@@ -72,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "analyse":
         return _analyse(args, config)
 
+    if args.command == "colony":
+        return _colony(args, config)
+
     board = _board(args.fen)
     if board is None:
         return 2
@@ -89,11 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Nodes searched: {total}")
         return 0
 
-    from blitzaco.evaluate import Evaluator
+    from blitzaco.engine import Engine
 
-    score = Evaluator(config.eval).evaluate_board(board)
-    white = score if board.turn == chess.WHITE else -score
-    print(f"Static evaluation: {white / 100:+.2f} (white side)")
+    for line in Engine(config).explain(board):
+        print(line)
     return 0
 
 
@@ -142,4 +154,38 @@ def _analyse(args: argparse.Namespace, config: Config) -> int:
             print("blitzaco: the graph needs matplotlib (pip install 'blitzaco[analyse]')", file=sys.stderr)
             return 1
         print(f"graph: {args.graph}")
+    return 0
+
+
+def _colony(args: argparse.Namespace, config: Config) -> int:
+    from blitzaco.colony import train
+    from blitzaco.pheromone import Trails
+
+    board = _board(args.fen.split() if args.fen else [])
+    if board is None:
+        return 2
+    try:
+        for text in args.moves.split():
+            board.push(board.parse_uci(text))
+    except ValueError as err:
+        print(f"blitzaco: bad move in --moves: {err}", file=sys.stderr)
+        return 2
+    if args.ants < 1:
+        print("blitzaco: --ants must be at least 1", file=sys.stderr)
+        return 2
+    trails = Trails(config.pheromone)
+    if args.memory:
+        problem = trails.load(args.memory)
+        if problem is not None:
+            print(f"blitzaco: {problem}", file=sys.stderr)
+            return 2
+    stats = train(config, trails, board, args.ants, mode=args.mode, seed=args.seed,
+                  progress=None if args.quiet else lambda text: print(text, file=sys.stderr, flush=True))
+    problem = trails.save(args.out)
+    if problem is not None:
+        print(f"blitzaco: {problem}", file=sys.stderr)
+        return 1
+    print(f"{stats.ants} ants ({args.mode}), {stats.plies} plies, {stats.generations} evaporations, "
+          f"White scored {stats.white_points / stats.ants:.3f} per game, {stats.seconds:.1f} s")
+    print(f"{sum(len(row) for row in trails.long.values())} trails on {len(trails.long)} positions written to {args.out}")
     return 0

@@ -28,8 +28,11 @@ __all__ = [
     "ConfigError",
     "EvalConfig",
     "MaterialConfig",
+    "PheromoneConfig",
+    "ColonyConfig",
     "PstConfig",
     "SearchConfig",
+    "SpectralConfig",
     "TimeConfig",
     "dump_toml",
     "load_config",
@@ -61,6 +64,17 @@ def _table(doc: str, *values: int) -> Any:
     with White at the bottom; Black uses the same table mirrored vertically."""
     assert len(values) == PST_SIZE, doc
     return field(default=tuple(values), metadata={"doc": doc, "length": PST_SIZE})
+
+
+def _pairs(doc: str, *pairs: tuple[int, int]) -> Any:
+    """A table of midgame/endgame pairs indexed by a count or a rank, written
+    ``[[mg, eg], ...]`` in TOML; its length is fixed."""
+    return field(default=tuple(pairs), metadata={"doc": doc, "pairs": len(pairs)})
+
+
+def _ints(doc: str, *values: int) -> Any:
+    """A short fixed-length list of integers."""
+    return field(default=tuple(values), metadata={"doc": doc, "length": len(values)})
 
 
 def _section(cls: type) -> Any:
@@ -396,12 +410,243 @@ class PstConfig:
 
 
 @dataclass(frozen=True)
+class PawnConfig:
+    """Pawn structure, [midgame, endgame] pairs in centipawns per pawn (negative:
+    a penalty). Ranks are counted from the pawn's own side (index 0 = first rank)."""
+
+    doubled: tuple[int, int] = _pair(-10, -25, "A pawn with another pawn of its colour behind it on its file.")
+    isolated: tuple[int, int] = _pair(-12, -16, "A pawn with no pawn of its colour on the neighbouring files.")
+    backward: tuple[int, int] = _pair(
+        -8, -12, "A pawn whose neighbours are all ahead of it and whose square in front an enemy pawn attacks "
+        "(not counted when isolated)."
+    )
+    supported: tuple[int, int] = _pair(8, 6, "A pawn defended by a pawn of its colour (connected).")
+    phalanx: tuple[int, int] = _pair(6, 4, "A pawn with a pawn of its colour beside it on the same rank.")
+    passed: tuple[tuple[int, int], ...] = _pairs(
+        "A passed pawn (no enemy pawn ahead of it on its file or the neighbouring files), by rank.",
+        (0, 0), (4, 10), (6, 16), (14, 30), (30, 55), (55, 95), (90, 150), (0, 0),
+    )
+    passed_free: tuple[tuple[int, int], ...] = _pairs(
+        "Added for a passed pawn whose path to promotion is empty, by rank.",
+        (0, 0), (0, 0), (0, 4), (4, 12), (10, 28), (20, 50), (30, 80), (0, 0),
+    )
+    passed_enemy_king: tuple[int, int] = _pair(
+        0, 5, "A passed pawn, per square of distance between the enemy king and the square in front of it, times "
+        "(rank - 2) for pawns beyond the third rank."
+    )
+    passed_own_king: tuple[int, int] = _pair(
+        0, -2, "A passed pawn, per square of distance between its own king and the square in front of it, times "
+        "(rank - 2)."
+    )
+
+
+@dataclass(frozen=True)
+class PieceConfig:
+    """Pieces: mobility, files, outposts, the bishop pair, and threats; [midgame,
+    endgame] pairs in centipawns. Mobility counts the squares a piece attacks that are
+    not occupied by its own pawns or king and not attacked by enemy pawns."""
+
+    bishop_pair: tuple[int, int] = _pair(30, 50, "Both bishops (per side that has them).")
+    mobility_knight: tuple[tuple[int, int], ...] = _pairs(
+        "Knight, by number of safe squares (0-8).",
+        (-28, -40), (-16, -25), (-6, -12), (0, -3), (5, 3), (10, 8), (14, 12), (17, 15), (20, 17),
+    )
+    mobility_bishop: tuple[tuple[int, int], ...] = _pairs(
+        "Bishop, by number of safe squares (0-13).",
+        (-25, -40), (-14, -25), (-4, -12), (2, -3), (8, 4), (13, 10), (17, 15), (21, 19), (24, 23), (27, 26),
+        (29, 28), (31, 30), (33, 32), (35, 34),
+    )
+    mobility_rook: tuple[tuple[int, int], ...] = _pairs(
+        "Rook, by number of safe squares (0-14).",
+        (-20, -40), (-12, -22), (-6, -8), (-2, 2), (0, 10), (3, 18), (6, 25), (9, 31), (12, 36), (14, 40),
+        (16, 44), (18, 47), (19, 49), (20, 51), (21, 52),
+    )
+    mobility_queen: tuple[tuple[int, int], ...] = _pairs(
+        "Queen, by number of safe squares (0-27).",
+        (-15, -30), (-10, -20), (-6, -12), (-3, -6), (0, -1), (2, 3), (4, 7), (6, 11), (8, 15), (9, 18),
+        (10, 21), (11, 24), (12, 26), (13, 28), (14, 30), (15, 32), (16, 34), (17, 36), (18, 38), (19, 40),
+        (20, 41), (21, 42), (22, 43), (23, 44), (24, 45), (25, 46), (26, 47), (27, 48),
+    )
+    rook_open_file: tuple[int, int] = _pair(25, 10, "A rook on a file without pawns.")
+    rook_semi_open_file: tuple[int, int] = _pair(12, 6, "A rook on a file without pawns of its colour only.")
+    rook_seventh: tuple[int, int] = _pair(
+        15, 25, "A rook on the seventh rank while the enemy king is on the eighth or enemy pawns are on the seventh."
+    )
+    knight_outpost: tuple[int, int] = _pair(
+        25, 12, "A knight on the fourth to sixth rank, defended by a pawn, where no enemy pawn can ever attack it."
+    )
+    bishop_outpost: tuple[int, int] = _pair(12, 5, "A bishop on such an outpost square.")
+    threat_by_pawn: tuple[int, int] = _pair(50, 35, "A knight, bishop, rook or queen attacked by an enemy pawn.")
+    threat_by_minor: tuple[int, int] = _pair(30, 20, "A rook or queen attacked by an enemy knight or bishop.")
+    threat_by_rook: tuple[int, int] = _pair(25, 15, "A queen attacked by an enemy rook.")
+    hanging: tuple[int, int] = _pair(
+        20, 12, "A knight, bishop, rook or queen attacked by the enemy and defended by nothing."
+    )
+
+
+@dataclass(frozen=True)
+class KingConfig:
+    """King safety. The king zone is the king's square and the squares next to it.
+    Each enemy piece attacking the zone adds its weight per zone square it attacks;
+    the sum, times attacker_scale[number of attacking pieces] / 100, is the midgame
+    penalty (and endgame_share percent of it the endgame penalty)."""
+
+    shield: tuple[int, int] = _pair(
+        12, 0, "A pawn of the king's colour on the king's file or a neighbouring one, one or two ranks in front of it."
+    )
+    semi_open_file: tuple[int, int] = _pair(
+        -15, 0, "A file at or next to the king without pawns of the king's colour (but with enemy pawns)."
+    )
+    open_file: tuple[int, int] = _pair(-25, 0, "A file at or next to the king without any pawns.")
+    attack_weight: tuple[int, ...] = _ints(
+        "Weight of an attacked zone square by attacker: knight, bishop, rook, queen (centipawns).", 8, 8, 12, 20
+    )
+    attacker_scale: tuple[int, ...] = _ints(
+        "Share of the summed weights counted, by number of attacking pieces 0-7 (percent).",
+        0, 0, 50, 75, 88, 94, 97, 99,
+    )
+    endgame_share: int = _param(
+        10, "The endgame penalty as a share of the midgame penalty (percent).", lo=0, hi=100
+    )
+
+
+@dataclass(frozen=True)
+class ScaleConfig:
+    """Endgames where the side ahead often cannot win: its endgame score is multiplied
+    by factor / 64."""
+
+    opposite_bishops: int = _param(
+        32, "Bishops of opposite colours and no other pieces (pawns besides) (sixty-fourths).", lo=0, hi=64
+    )
+    opposite_bishops_with_pieces: int = _param(
+        52, "Bishops of opposite colours with other pieces too (sixty-fourths).", lo=0, hi=64
+    )
+    no_pawns: int = _param(
+        10, "The side ahead has no pawns and at most a bishop's worth more pieces (sixty-fourths).", lo=0, hi=64
+    )
+    no_pawns_minor: int = _param(
+        0, "As no_pawns, when the side ahead has less than a rook's worth of pieces (sixty-fourths).", lo=0, hi=64
+    )
+
+
+@dataclass(frozen=True)
+class SpectralConfig:
+    """Spectral terms: features of the Laplacian and adjacency spectra of each side's
+    attack and defence graph (see blitzaco/spectral.py). The advantage is the sum of
+    weight * (White's feature - Black's feature), in centipawns, added to the
+    evaluation for both phases. The weights were fitted to what the classical
+    evaluation misses against Stockfish (scripts/fit_spectral.py)."""
+
+    enabled: bool = _param(False, "Add the spectral advantage to the evaluation (needs numpy).")
+    min_depth: int = _param(
+        4, "Compute the advantage only at nodes with at least this many plies left; the nodes below use their "
+        "ancestor's value (plies).", lo=0, hi=100,
+    )
+    connectivity: float = _param(62.2, "Weight of the algebraic connectivity (centipawns per unit).", lo=-1e4, hi=1e4)
+    gap: float = _param(-16.2, "Weight of the adjacency spectral gap (centipawns per unit).", lo=-1e4, hi=1e4)
+    radius: float = _param(7.1, "Weight of the adjacency spectral radius (centipawns per unit).", lo=-1e4, hi=1e4)
+    entropy: float = _param(-89.9, "Weight of the Laplacian spectral entropy (centipawns per nat).", lo=-1e4, hi=1e4)
+    cohesion: float = _param(
+        57.9, "Weight of the Fiedler-vector cohesion of the side's pieces (centipawns per unit, 0-1).", lo=-1e4, hi=1e4
+    )
+    clusters: float = _param(-29.8, "Weight of the number of connected clusters (centipawns each).", lo=-1e4, hi=1e4)
+    king_centrality: float = _param(
+        -18.2, "Weight of the eigenvector centrality of the enemy king's neighbourhood (centipawns per unit).",
+        lo=-1e4, hi=1e4,
+    )
+
+
+@dataclass(frozen=True)
 class EvalConfig:
     """The tapered evaluation. Phase counts knights and bishops 1, rooks 2 and queens 4
     (24 = all pieces on the board); the score blends midgame and endgame by phase."""
 
+    classical: bool = _param(
+        True, "Evaluate pawn structure, pieces, king safety, threats, tempo and drawish endgames; false: material "
+        "and piece-square tables only."
+    )
+    tempo: tuple[int, int] = _pair(15, 5, "For the side to move (centipawns).")
     material: MaterialConfig = _section(MaterialConfig)
     pst: PstConfig = _section(PstConfig)
+    pawns: PawnConfig = _section(PawnConfig)
+    pieces: PieceConfig = _section(PieceConfig)
+    king: KingConfig = _section(KingConfig)
+    scale: ScaleConfig = _section(ScaleConfig)
+    spectral: SpectralConfig = _section(SpectralConfig)
+
+
+# ------------------------------------------------------------------------ pheromone
+
+
+@dataclass(frozen=True)
+class ColonyConfig:
+    """Colony training (``blitzaco colony``): ants are self-play games from a given
+    move history; each move is drawn with probability proportional to
+    (trail + trail_floor)^alpha * exp((score - best) / temperature)^beta, where score is
+    a shallow search's score of the move. After an ant's game every move is reinforced
+    by ant_deposit * (2 * result - 1) for the side that played it (result 1 won, 0.5
+    drawn, 0 lost; games cut at max_plies are scored by the expected result of a
+    search's score)."""
+
+    alpha: float = _param(1.0, "Exponent of the trail in the move choice.", lo=0.0, hi=10.0)
+    beta: float = _param(2.0, "Exponent of the heuristic in the move choice.", lo=0.0, hi=10.0)
+    temperature: float = _param(
+        60.0, "Centipawns below the best move at which the heuristic falls by a factor e.", lo=1.0, hi=10000.0
+    )
+    trail_floor: float = _param(0.05, "Added to every trail in the move choice, so unmarked moves are tried.",
+                                lo=0.0, hi=10.0)
+    ant_deposit: float = _param(0.2, "Pheromone laid (or removed) per move of a won (or lost) game.",
+                                lo=0.0, hi=10.0)
+    max_plies: int = _param(40, "An ant's game is cut after this many plies (plies).", lo=1, hi=1000)
+    score_depth: int = _param(1, "Depth of the search that scores each candidate move (plies).", lo=1, hi=10)
+    result_depth: int = _param(4, "Depth of the search that scores a cut game (plies).", lo=1, hi=20)
+    ants_per_generation: int = _param(
+        8, "Ants between two evaporations of the memory being trained.", lo=1, hi=100000
+    )
+
+
+@dataclass(frozen=True)
+class PheromoneConfig:
+    """The ant-colony memory of moves (see blitzaco/pheromone.py). Trails are kept per
+    position and move, as levels between 0 and max_level. After each iteration the best
+    line lays pheromone on its moves; every search evaporates all trails by the factor
+    evaporation. The memory has a long-term part (loaded from the PheromoneFile, kept
+    across games) and a per-game part (cleared by ucinewgame)."""
+
+    enabled: bool = _param(True, "Keep the memory: lay trails, and use them for move ordering and evaluation.")
+    evaporation: float = _param(0.95, "Factor applied to every trail at each search.", lo=0.0, hi=1.0)
+    deposit: float = _param(
+        0.1, "Pheromone laid on the first move of the best line after each iteration.", lo=0.0, hi=10.0
+    )
+    deposit_decay: float = _param(
+        0.8, "Each further move of the best line gets this share of the previous one's deposit.", lo=0.0, hi=1.0
+    )
+    max_level: float = _param(1.0, "Upper bound of a trail.", lo=0.001, hi=1000.0)
+    min_level: float = _param(0.01, "Trails below this are forgotten.", lo=0.0, hi=1000.0)
+    ordering: bool = _param(
+        True, "Order marked quiet moves (strongest trail first) after the killers and the counter-move."
+    )
+    eval_weight: int = _param(
+        8, "Bonus for the side to move per unit of the strongest trail leaving the position (centipawns).",
+        lo=-1000, hi=1000,
+    )
+    variety: bool = _param(
+        False, "Choose the root move by roulette wheel over the trails among the moves within variety_margin of "
+        "the best (the search then looks at variety_candidates lines; not in analysis)."
+    )
+    variety_candidates: int = _param(3, "Root moves considered for the roulette wheel (moves).", lo=2, hi=20)
+    variety_margin: int = _param(15, "Largest loss against the best move of a roulette candidate (centipawns).",
+                                 lo=0, hi=1000)
+    variety_floor: float = _param(0.1, "Added to every candidate's trail on the wheel.", lo=0.001, hi=100.0)
+    seed: int = _param(
+        20261123, "Seed of the roulette wheel, set at start-up; 0: a new seed from the operating system.",
+        lo=0, hi=2**63 - 1,
+    )
+    learning_rate: float = _param(
+        0.5, "With the PheromoneLearning option, the per-game trails are added to the long-term memory times "
+        "this at the end of a game (ucinewgame or quit), and the file is saved.", lo=0.0, hi=10.0,
+    )
+    colony: ColonyConfig = _section(ColonyConfig)
 
 
 # ----------------------------------------------------------------------------- root
@@ -416,6 +661,7 @@ class Config:
     book: BookConfig = _section(BookConfig)
     analyse: AnalyseConfig = _section(AnalyseConfig)
     eval: EvalConfig = _section(EvalConfig)
+    pheromone: PheromoneConfig = _section(PheromoneConfig)
 
 
 # ------------------------------------------------------------------------- loading
@@ -486,6 +732,15 @@ def _check_value(fld: dataclasses.Field[Any], kind: Any, raw: Any, name: str) ->
         if not (isinstance(raw, list) and len(raw) == 2 and all(_is_int(v) for v in raw)):
             raise ConfigError(f"{name}: expected an [mg, eg] pair of integers, got {_show(raw)}")
         return (raw[0], raw[1])
+    if meta.get("pairs"):
+        length = meta["pairs"]
+        if not (
+            isinstance(raw, list)
+            and len(raw) == length
+            and all(isinstance(v, list) and len(v) == 2 and all(_is_int(x) for x in v) for v in raw)
+        ):
+            raise ConfigError(f"{name}: expected a list of {length} [mg, eg] pairs of integers, got {_show(raw)}")
+        return tuple((v[0], v[1]) for v in raw)
     if meta.get("length"):
         length = meta["length"]
         if not (isinstance(raw, list) and len(raw) == length and all(_is_int(v) for v in raw)):
@@ -555,6 +810,9 @@ def _format(value: Any) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # a table of pairs
+        rows = [", ".join(_format(v) for v in value[i : i + 8]) for i in range(0, len(value), 8)]
+        return "[\n" + ",\n".join(f"    {row}" for row in rows) + ",\n]"
     if isinstance(value, tuple) and len(value) == PST_SIZE:
         rows = [", ".join(f"{v:4d}" for v in value[i : i + 8]) for i in range(0, PST_SIZE, 8)]
         return "[\n" + ",\n".join(f"    {row}" for row in rows) + ",\n]"

@@ -6,7 +6,8 @@ Moves come in stages so that a node that is cut off early never pays for the res
 2. captures and queen promotions whose exchange does not lose material, most
    valuable victim first (least valuable attacker breaking ties);
 3. the two killer moves of this ply and the counter-move to the opponent's last move;
-4. the other quiet moves, by history score;
+4. the other quiet moves: those on a pheromone trail first (strongest first), then
+   the rest by history score;
 5. captures that lose material (by SEE) and under-promotions.
 
 Moves are pseudo-legal: the search makes each one and drops it if it left the king in
@@ -39,6 +40,8 @@ _FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
 _RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
 _PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN
 _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+#: Sort key of a quiet move with a pheromone trail: above every history score.
+PRIOR_BASE = 1 << 40
 
 
 def _code(move: chess.Move) -> int:
@@ -171,9 +174,12 @@ def ordered_moves(
     counter: int,
     history: list[int],
     use_see: bool = True,
+    prior: dict[int, float] | None = None,
 ) -> Iterator[tuple[chess.Move, bool]]:
     """All pseudo-legal moves in stages, each with whether it is tactical (a capture
-    or a promotion). *history* is indexed by ``side << 12 | from << 6 | to``."""
+    or a promotion). *history* is indexed by ``side << 12 | from << 6 | to``.
+    *prior*: pheromone levels by move code; marked quiet moves come first among the
+    quiet moves, strongest first."""
     piece_type_at = board.piece_type_at
     theirs = board.occupied_co[not board.turn]
     if tt_move:
@@ -246,6 +252,11 @@ def ordered_moves(
             code = _code(move)
             if code != tt_move and code not in specials:
                 quiets.append((history[base | (code & 4095)], move))
+    if prior:
+        for index, (_, move) in enumerate(quiets):
+            level = prior.get(_code(move))
+            if level is not None:
+                quiets[index] = (PRIOR_BASE + int(level * 1_000_000), move)
     quiets.sort(key=_first, reverse=True)
     for _, move in quiets:
         yield move, False

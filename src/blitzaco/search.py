@@ -25,16 +25,21 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 import chess
 
 from blitzaco.config import SearchConfig
 from blitzaco.evaluate import Evaluator
 from blitzaco.movepick import CheckTest, capture_moves, ordered_moves, see_ge
+from blitzaco.pheromone import Trails
 from blitzaco.position import Position
 from blitzaco.probe import Probe
 from blitzaco.timeman import SearchControl
 from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, encode_move, score_from_tt, score_to_tt
+
+if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
+    from blitzaco.spectral import SpectralTerm
 
 __all__ = [
     "MATE",
@@ -160,6 +165,9 @@ class Search:
         on_currmove: Callable[[int, chess.Move, int], None] | None = None,
         tablebase: Probe | None = None,
         on_message: Callable[[str], None] | None = None,
+        spectral: SpectralTerm | None = None,
+        spectral_min_depth: int = 0,
+        trails: Trails | None = None,
     ) -> None:
         if not root_moves:
             raise ValueError("no root moves to search")
@@ -191,6 +199,17 @@ class Search:
         self._history = [0] * 8192
         self._moves = [0] * (MAX_PLY + 2)  # encoded move made at each ply (0: null or none)
         self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
+        # Spectral advantage (White's view) in force at each ply: computed where at
+        # least spectral_min_depth plies are left, inherited from the parent below.
+        self.spectral = spectral
+        self._spectral_depth = spectral_min_depth
+        self._spectral = [0] * (MAX_PLY + 2) if spectral is not None else None
+        if spectral is not None and self._spectral is not None:
+            self._spectral[0] = spectral.score(pos.board, pos.key)
+        # Pheromone trails: ordering prior and evaluation bonus.
+        self.trails = trails
+        self._trail_order = trails is not None and trails.config.ordering
+        self._trail_weight = trails.config.eval_weight if trails is not None else 0
 
     # ------------------------------------------------------------------ results
 
@@ -263,6 +282,20 @@ class Search:
         close = [choice for choice in measures if choice.minimax >= best_minimax - cfg.root_filter_margin]
         undominated = [choice for choice in close if not any(other.dominates(choice) for other in close)]
         return max(undominated, key=lambda choice: (choice.mean, choice.minimax))
+
+    def score_root_moves(self, depth: int) -> list[tuple[chess.Move, int]]:
+        """Every root move with its exact score from a full-window search of *depth*
+        plies (1: the move, then the quiescence search), in root order. For tools
+        (colony training) that need all the scores, not just the best."""
+        pos = self.pos
+        scored = []
+        for rm in self.root_moves:
+            self._moves[0] = encode_move(rm.move)
+            pos.push(rm.move)
+            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, pos.board.is_check())
+            pos.pop()
+            scored.append((rm.move, score))
+        return scored
 
     def _best_replies(self, depth: int, count: int) -> list[tuple[int, chess.Move]]:
         """The opponent's *count* best replies in the current position, each with our
@@ -431,8 +464,23 @@ class Search:
                 if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                     return score
 
-        static = -INFINITE if in_check else self.evaluate(pos)
         us = board.turn
+        spectral = self._spectral
+        if spectral is not None:
+            spectral[ply] = (
+                self.spectral.score(board, key)  # type: ignore[union-attr]
+                if depth >= self._spectral_depth
+                else spectral[ply - 1]
+            )
+        row = self.trails.row(key) if self.trails is not None else None
+        if in_check:
+            static = -INFINITE
+        else:
+            static = self.evaluate(pos)
+            if spectral is not None:
+                static += spectral[ply] if us else -spectral[ply]
+            if row is not None and self._trail_weight:
+                static += int(self._trail_weight * max(row.values()))
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line will fall below it.
             if (
@@ -482,7 +530,9 @@ class Search:
         if in_check:
             moves = _evasions(board, tt_move)
         else:
-            moves = ordered_moves(board, tt_move, killers, counter, self._history, cfg.see_ordering)
+            moves = ordered_moves(
+                board, tt_move, killers, counter, self._history, cfg.see_ordering, row if self._trail_order else None
+            )
         lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
         lmr_table = self._lmr[min(depth, 63)]
         legality = _Legality(board, in_check)
@@ -604,6 +654,9 @@ class Search:
             self.seldepth = ply
         if ply >= MAX_PLY:
             return self.evaluate(pos)
+        spectral = self._spectral
+        if spectral is not None:
+            spectral[ply] = spectral[ply - 1]
         if in_check:
             best = -INFINITE
             moves = list(board.generate_legal_moves())
@@ -611,7 +664,14 @@ class Search:
                 return -MATE + ply
             stand_pat = -INFINITE
         else:
-            best = stand_pat = self.evaluate(pos)
+            best = self.evaluate(pos)
+            if spectral is not None:
+                best += spectral[ply] if board.turn else -spectral[ply]
+            if self._trail_weight and self.trails is not None:
+                row = self.trails.row(pos.key)
+                if row is not None:
+                    best += int(self._trail_weight * max(row.values()))
+            stand_pat = best
             if best >= beta:
                 return best
             if best > alpha:

@@ -246,6 +246,8 @@ class UciProtocol:
             _Option("SyzygyPath", "string", "", apply=self._set_syzygy_path),
             _Option("SyzygyProbeLimit", "spin", 7, 0, 7, apply=self._set_probe_limit),
             _Option("ConfigFile", "string", "", apply=self._set_config_file),
+            _Option("PheromoneFile", "string", "", apply=self._set_pheromone_file),
+            _Option("PheromoneLearning", "check", False, apply=self._set_pheromone_learning),
         ]
 
     def _set_log_file(self, path: str) -> str | None:
@@ -295,6 +297,15 @@ class UciProtocol:
         self.engine.probe.probe_limit = pieces
         return None
 
+    def _set_pheromone_file(self, path: str) -> str | None:
+        return self.engine.set_pheromone_file(path)
+
+    def _set_pheromone_learning(self, on: bool) -> str | None:
+        self.engine.pheromone_learning = on
+        if on and self.engine.trails.path is None:
+            return "pheromone learning: no PheromoneFile to learn into (set one)"
+        return None
+
     def _set_config_file(self, path: str) -> str | None:
         if not path:
             self.engine.set_config(Config())
@@ -304,7 +315,8 @@ class UciProtocol:
         except ConfigError as err:
             raise _UciError(f"config not loaded: {err}") from None
         self.engine.set_config(config)
-        return f"configuration loaded from {path}"
+        problem = f"; {self.engine.spectral_message}" if self.engine.spectral_message else ""
+        return f"configuration loaded from {path}{problem}"
 
     # ------------------------------------------------------------------- input
 
@@ -361,8 +373,12 @@ class UciProtocol:
         return True
 
     def shutdown(self) -> None:
-        """Stop any search (its bestmove is still printed) and close files."""
+        """Stop any search (its bestmove is still printed), keep what the game taught
+        (pheromone learning) and close files."""
         self._stop_search()
+        message = self.engine.end_game()
+        if message:
+            self.send(f"info string {message}")
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -377,6 +393,9 @@ class UciProtocol:
         for option in self.options.values():
             self.send(option.declaration())
         self.send("uciok")
+        for message in (self.engine.pheromone_message, self.engine.spectral_message):
+            if message:
+                self.send(f"info string {message}")
 
     def _cmd_isready(self, args: list[str], rest: str) -> None:
         self.send("readyok")
@@ -395,7 +414,9 @@ class UciProtocol:
 
     def _cmd_ucinewgame(self, args: list[str], rest: str) -> None:
         self._stop_search()
-        self.engine.new_game()
+        message = self.engine.new_game()
+        if message:
+            self.send(f"info string {message}")
 
     def _cmd_setoption(self, args: list[str], rest: str) -> None:
         match = re.fullmatch(r"name\s+(?P<name>.+?)(?:\s+value(?:\s+(?P<value>.*?))?)?\s*", rest, re.DOTALL)
@@ -583,9 +604,11 @@ class UciProtocol:
         self.send("Checkers: " + " ".join(chess.square_name(square) for square in checkers))
 
     def _cmd_eval(self, args: list[str], rest: str) -> None:
-        score = self.engine.evaluator.evaluate_board(self.board)
-        white = score if self.board.turn == chess.WHITE else -score
-        self.send(f"info string static evaluation {white / 100:+.2f} (white side)")
+        if self._thread is not None and not self._answered.is_set():
+            # The search thread is laying pheromone trails that the breakdown reads.
+            raise _UciError("eval while searching: send stop first")
+        for line in self.engine.explain(self.board):
+            self.send(line)
 
 
 def main(engine: Engine | None = None) -> int:

@@ -1,0 +1,324 @@
+"""The ant-colony memory of moves: pheromone trails.
+
+A trail is a level in ``[0, max_level]`` on a move from a position (the position's
+Zobrist key and the move). After each iteration of a search, the best line lays
+pheromone on its moves (``deposit`` on the first, ``deposit_decay`` times less on each
+next one); every search evaporates every trail by the factor ``evaporation``; trails
+that fall below ``min_level`` count as forgotten. The search reads them:
+
+* move ordering: marked quiet moves come after the killers and the counter-move,
+  strongest first (:mod:`blitzaco.movepick`);
+* evaluation: a bonus of ``eval_weight`` per unit of the strongest trail leaving a
+  position, for the side to move (its moves there sit on a marked trail);
+* the root may draw its move by roulette wheel over the trails among near-equal
+  moves, when ``variety`` asks for it (:mod:`blitzaco.engine`).
+
+The memory has two parts. The *long-term* part is loaded from a file (by default the
+bundled ``assets/pheromone.bin``, trained by ``blitzaco colony``) and survives
+``ucinewgame``; the *per-game* part holds what this game's searches laid and is
+cleared by ``ucinewgame``. With learning on, the per-game part is added to the
+long-term part at the end of a game and the file is saved, so that learning carries
+across games.
+
+Evaporation is lazy: per-game levels are stored divided by a global factor that each
+search multiplies by ``evaporation``, so a search pays O(1) for it, not a pass over
+every trail.
+
+File format (little-endian), ``.bin`` by convention::
+
+    header  8 bytes  magic b"BACOPHER"
+            4 bytes  uint32 format version (1)
+            4 bytes  uint32 number of records N
+    N records of 16 bytes, sorted by key then move:
+            8 bytes  uint64 position key (Polyglot Zobrist hash; see blitzaco.position)
+            2 bytes  uint16 move: from | to << 6 | promotion << 12 (squares a1=0..h8=63,
+                     promotion piece type 2-5, or 0)
+            2 bytes  zero
+            4 bytes  float32 level, finite, in [0, 1000]
+
+A file that is not exactly this (wrong magic or version, a size that does not match
+N, an unsorted or duplicate record, a bad move or level) is refused whole.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import struct
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+
+import chess
+
+from blitzaco.config import PheromoneConfig
+from blitzaco.position import compute_key
+from blitzaco.tt import encode_move
+
+__all__ = ["Trails", "PheromoneFileError", "bundled_memory", "read_memory", "write_memory", "MAGIC", "VERSION"]
+
+MAGIC = b"BACOPHER"
+VERSION = 1
+_HEADER = struct.Struct("<8sII")
+_RECORD = struct.Struct("<QHHf")
+#: Largest level a file may hold.
+FILE_MAX_LEVEL = 1000.0
+#: The global evaporation factor is folded into the stored levels below this.
+_RENORMALISE_BELOW = 1e-150
+
+Memory = dict[int, dict[int, float]]
+
+
+class PheromoneFileError(ValueError):
+    """A pheromone file that cannot be used; the message says why."""
+
+
+def bundled_memory() -> Path | None:
+    """The memory shipped with the engine (``assets/pheromone.bin``), if installed."""
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if frozen_root is not None:
+        path = Path(frozen_root) / "blitzaco" / "assets" / "pheromone.bin"
+        return path if path.is_file() else None
+    try:
+        found = resources.files("blitzaco.assets").joinpath("pheromone.bin")
+    except (ModuleNotFoundError, TypeError):
+        return None
+    return Path(str(found)) if found.is_file() else None
+
+
+def _valid_move(code: int) -> bool:
+    frm, to, promotion = code & 63, code >> 6 & 63, code >> 12
+    return frm != to and promotion in (0, 2, 3, 4, 5) and code < 1 << 15
+
+
+def read_memory(path: str | Path) -> Memory:
+    """Read a pheromone file. Raises :class:`PheromoneFileError` (or OSError) for a
+    file that is not exactly in the documented format."""
+    data = Path(path).read_bytes()
+    if len(data) < _HEADER.size:
+        raise PheromoneFileError("too short for the header")
+    magic, version, count = _HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise PheromoneFileError("not a pheromone file (bad magic)")
+    if version != VERSION:
+        raise PheromoneFileError(f"format version {version}, expected {VERSION}")
+    if len(data) != _HEADER.size + count * _RECORD.size:
+        raise PheromoneFileError(f"size {len(data)} does not match {count} records")
+    memory: Memory = {}
+    previous = (-1, -1)
+    for key, code, reserved, level in _RECORD.iter_unpack(data[_HEADER.size :]):
+        if (key, code) <= previous:
+            raise PheromoneFileError("records not sorted, or duplicated")
+        previous = (key, code)
+        if reserved or not _valid_move(code):
+            raise PheromoneFileError(f"bad move field {code:#06x}")
+        if not (math.isfinite(level) and 0.0 <= level <= FILE_MAX_LEVEL):
+            raise PheromoneFileError(f"bad level {level!r}")
+        memory.setdefault(key, {})[code] = level
+    return memory
+
+
+def write_memory(path: str | Path, memory: Memory) -> int:
+    """Write *memory* (levels above zero only) atomically; returns the record count."""
+    records = sorted(
+        (key, code, min(level, FILE_MAX_LEVEL))
+        for key, row in memory.items()
+        for code, level in row.items()
+        if level > 0.0
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; this is data to share
+        with os.fdopen(handle, "wb") as out:
+            out.write(_HEADER.pack(MAGIC, VERSION, len(records)))
+            for key, code, level in records:
+                out.write(_RECORD.pack(key, code, 0, level))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return len(records)
+
+
+class Trails:
+    """The pheromone memory (long-term and per-game parts). Not thread-safe: the
+    engine's one search at a time uses it."""
+
+    def __init__(self, config: PheromoneConfig) -> None:
+        self.config = config
+        self.long: Memory = {}
+        self._game: Memory = {}  # levels divided by self._factor
+        self._factor = 1.0
+        self.path: Path | None = None  # the file the long-term part came from
+        self.rng = random.Random(config.seed or None)
+
+    # ------------------------------------------------------------------- reading
+
+    def row(self, key: int) -> dict[int, float] | None:
+        """The living trails leaving the position *key*: move code -> level."""
+        game = self._game.get(key)
+        long = self.long.get(key)
+        if game is None and long is None:
+            return None
+        floor = self.config.min_level
+        factor = self._factor
+        merged: dict[int, float] = {}
+        if long is not None:
+            merged.update(long)
+        if game is not None:
+            cap = self.config.max_level
+            for code, stored in game.items():
+                level = merged.get(code, 0.0) + stored * factor
+                merged[code] = level if level < cap else cap
+        living = {code: level for code, level in merged.items() if level >= floor}
+        return living or None
+
+    def level(self, key: int, code: int) -> float:
+        """The trail on move *code* from the position *key* (0 when there is none)."""
+        row = self.row(key)
+        return row.get(code, 0.0) if row is not None else 0.0
+
+    def strongest(self, key: int) -> float:
+        """The strongest trail leaving the position *key* (0 when there is none)."""
+        row = self.row(key)
+        return max(row.values()) if row else 0.0
+
+    def __len__(self) -> int:
+        """Trails held in both parts (forgotten ones included until cleared)."""
+        return sum(len(row) for row in self.long.values()) + sum(len(row) for row in self._game.values())
+
+    # ------------------------------------------------------------------- writing
+
+    def evaporate(self) -> None:
+        """One search's evaporation of the per-game trails (O(1))."""
+        self._factor *= self.config.evaporation
+        if self._factor < _RENORMALISE_BELOW:
+            self._fold()
+
+    def deposit(self, key: int, code: int, amount: float) -> None:
+        """Add *amount* (may be negative) to the per-game trail, kept in [0, max_level]."""
+        if self._factor == 0.0:  # evaporation 0: nothing is remembered past a search
+            self._factor = 1.0
+            self._game.clear()
+        row = self._game.setdefault(key, {})
+        level = row.get(code, 0.0) * self._factor + amount
+        level = min(max(level, 0.0), self.config.max_level)
+        row[code] = level / self._factor
+
+    def deposit_line(self, board: chess.Board, line: Sequence[chess.Move]) -> None:
+        """Lay pheromone along *line* played from *board*: ``deposit`` on the first
+        move, times ``deposit_decay`` on each next one."""
+        amount = self.config.deposit
+        if not line or amount <= 0.0:
+            return
+        position = board.copy(stack=False)
+        for move in line:
+            self.deposit(compute_key(position), encode_move(move), amount)
+            position.push(move)
+            amount *= self.config.deposit_decay
+            if amount < self.config.min_level * 0.01:
+                break
+
+    def deposit_long(self, key: int, code: int, amount: float, cap: float | None = None) -> None:
+        """Add *amount* to the long-term trail, kept in [0, *cap* or max_level]."""
+        cap = self.config.max_level if cap is None else cap
+        row = self.long.setdefault(key, {})
+        level = min(max(row.get(code, 0.0) + amount, 0.0), cap)
+        if level > 0.0:
+            row[code] = level
+        else:
+            row.pop(code, None)
+            if not row:
+                del self.long[key]
+
+    def evaporate_long(self) -> None:
+        """Evaporate the long-term trails once (colony training), forgetting the weak."""
+        rho, floor = self.config.evaporation, self.config.min_level
+        for key in list(self.long):
+            row = {code: level * rho for code, level in self.long[key].items() if level * rho >= floor}
+            if row:
+                self.long[key] = row
+            else:
+                del self.long[key]
+
+    def _fold(self) -> None:
+        factor, floor = self._factor, self.config.min_level
+        game: Memory = {}
+        for key, row in self._game.items():
+            kept = {code: stored * factor for code, stored in row.items() if stored * factor >= floor}
+            if kept:
+                game[key] = kept
+        self._game = game
+        self._factor = 1.0
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def new_game(self) -> None:
+        """Forget the per-game trails; the long-term memory stays."""
+        self._game.clear()
+        self._factor = 1.0
+
+    def clear(self) -> None:
+        """Forget everything, long-term memory included (bench)."""
+        self.new_game()
+        self.long = {}
+
+    def learn(self) -> int:
+        """Add the per-game trails times ``learning_rate`` to the long-term memory and
+        forget them; returns how many trails were added."""
+        rate, floor = self.config.learning_rate, self.config.min_level
+        added = 0
+        for key, row in self._game.items():
+            for code, stored in row.items():
+                level = stored * self._factor
+                if level >= floor:
+                    self.deposit_long(key, code, rate * level)
+                    added += 1
+        self.new_game()
+        return added
+
+    def load(self, path: str | Path | None) -> str | None:
+        """Replace the long-term memory by the file at *path* (None: none). Returns a
+        message for an ``info string`` when the file cannot be used; the memory is
+        then empty."""
+        self.long = {}
+        self.path = None
+        if path is None:
+            return None
+        try:
+            self.long = read_memory(path)
+        except OSError as err:
+            return f"pheromone file {path}: {err.strerror or err}; playing without it"
+        except PheromoneFileError as err:
+            return f"pheromone file {path} is corrupt ({err}); playing without it"
+        self.path = Path(path)
+        return None
+
+    def save(self, path: str | Path | None = None) -> str | None:
+        """Write the long-term memory to *path* (default: the file it came from).
+        Returns a message on failure."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            return "pheromone memory: no file to save to"
+        try:
+            write_memory(target, self.long)
+        except OSError as err:
+            return f"pheromone file {target}: cannot save ({err.strerror or err})"
+        self.path = target
+        return None
+
+    # ------------------------------------------------------------------ roulette
+
+    def roulette(self, key: int, codes: Iterable[int]) -> int:
+        """Draw one of the move *codes* from the position *key* with probability
+        proportional to its trail plus ``variety_floor``."""
+        codes = list(codes)
+        row = self.row(key) or {}
+        floor = self.config.variety_floor
+        weights = [row.get(code, 0.0) + floor for code in codes]
+        return self.rng.choices(codes, weights=weights)[0]

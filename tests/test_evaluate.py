@@ -1,0 +1,238 @@
+"""The tapered evaluator: colour symmetry, the trace against the score, and what
+each classical term recognises in positions built for it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import chess
+import pytest
+from uci_driver import DATA
+
+from blitzaco.bench import BENCH_FENS
+from blitzaco.config import Config, EvalConfig, config_from_dict
+from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL, Evaluator, format_trace
+from blitzaco.position import Position
+
+EVALUATOR = Evaluator(Config().eval)
+SUITES = ("wac.epd", "bratko-kopec.epd", "openings.epd", "perft.epd", "endgames.epd")
+
+
+def suite_boards() -> Iterator[chess.Board]:
+    """Every position of the test suites and the bench."""
+    for name in SUITES:
+        for line in (DATA / name).read_text().splitlines():
+            if line.strip():
+                yield chess.Board(" ".join(line.split()[:4]) + " 0 1")
+    for fen in BENCH_FENS:
+        yield chess.Board(fen)
+
+
+def white_score(evaluator: Evaluator, board: chess.Board) -> int:
+    score = evaluator.evaluate_board(board)
+    return score if board.turn == chess.WHITE else -score
+
+
+def test_suites_hold_hundreds_of_positions() -> None:
+    assert len(list(suite_boards())) > 550
+
+
+def test_colour_flipped_position_gets_the_opposite_score() -> None:
+    # mirror() flips the board vertically, swaps the colours and the side to move.
+    for board in suite_boards():
+        assert white_score(EVALUATOR, board) == -white_score(EVALUATOR, board.mirror()), board.fen()
+
+
+def test_symmetry_also_with_odd_weights() -> None:
+    """Odd weights make rounding visible: the endgame scale and the phase blend must
+    round the same way for both colours."""
+    odd = config_from_dict({
+        "eval": {
+            "tempo": [7, 3],
+            "scale": {"opposite_bishops": 33, "no_pawns": 11},
+            "king": {"endgame_share": 13},
+            "pawns": {"isolated": [-11, -17], "doubled": [-9, -23]},
+        }
+    })
+    evaluator = Evaluator(odd.eval)
+    for board in suite_boards():
+        assert white_score(evaluator, board) == -white_score(evaluator, board.mirror()), board.fen()
+
+
+def test_trace_terms_add_up_to_the_score_and_the_incremental_evaluation() -> None:
+    for board in suite_boards():
+        trace = EVALUATOR.trace(board)
+        rows = list(trace.rows())
+        assert sum(row[5] for row in rows) == trace.mg + (trace.terms["Tempo"][0] - trace.terms["Tempo"][2])
+        assert sum(row[6] for row in rows) == trace.eg + (trace.terms["Tempo"][1] - trace.terms["Tempo"][3])
+        assert trace.score == white_score(EVALUATOR, board)
+        assert EVALUATOR.evaluate(Position(board, EVALUATOR.psq)) == EVALUATOR.evaluate_board(board)
+
+
+def _weight(config: EvalConfig, feature: str) -> tuple[int, int]:
+    """The [mg, eg] weight a trace feature name refers to."""
+    path, _, index = feature.partition("[")
+    value: object = config
+    for part in path.split("."):
+        value = getattr(value, part)
+    if index:
+        value = value[int(index.rstrip("]"))]  # type: ignore[index]
+    return value  # type: ignore[return-value]
+
+
+def test_linear_features_times_weights_rebuild_every_term() -> None:
+    """The tuner fits weights to feature counts: counts times weights must give the
+    score back (the king-attack penalty, a formula, is added from the trace)."""
+    config = Config().eval
+    for board in list(suite_boards())[::7]:
+        trace = EVALUATOR.trace(board)
+        mg = eg = 0
+        for feature, (white, black) in trace.features.items():
+            if feature.startswith("king.attack") or feature == "king.attackers":
+                continue
+            m, e = _weight(config, feature)
+            mg += m * (white - black)
+            eg += e * (white - black)
+        for term in ("PST",):
+            mg += trace.terms[term][0] - trace.terms[term][2]
+            eg += trace.terms[term][1] - trace.terms[term][3]
+        attack = [EVALUATOR_KING_PENALTY(trace, color) for color in (True, False)]
+        mg += -attack[0][0] + attack[1][0]
+        eg += -attack[0][1] + attack[1][1]
+        tempo_mg, tempo_eg = (config.tempo if board.turn else (-config.tempo[0], -config.tempo[1]))
+        assert (mg, eg) == (trace.mg + tempo_mg, trace.eg + tempo_eg), board.fen()
+
+
+def EVALUATOR_KING_PENALTY(trace, color: bool) -> tuple[int, int]:  # noqa: N802
+    """The king-attack penalty of *color*'s king from the enemy's attack counts."""
+    king = Config().eval.king
+    enemy = 1 if color else 0
+    units = sum(w * trace.features.get(f"king.attack_weight[{i}]", [0, 0])[enemy] for i, w in enumerate(king.attack_weight))
+    attackers = trace.features.get("king.attackers", [0, 0])[enemy]
+    penalty = units * king.attacker_scale[min(attackers, 7)] // 100
+    return penalty, penalty * king.endgame_share // 100
+
+
+def _features(fen: str) -> dict[str, list[int]]:
+    return EVALUATOR.trace(chess.Board(fen)).features
+
+
+def test_pawn_structure_is_recognised() -> None:
+    # White: a6 (isolated, passed), c3 and c4 (doubled; d2 is beside their file, so
+    # they are not isolated), d2 defends e3. Black: e6 and f6 side by side.
+    features = _features("4k3/8/P3pp2/8/2P5/2P1P3/3P4/4K3 w - - 0 1")
+    assert features["pawns.doubled"][0] == 1  # the front one of the pair
+    assert features["pawns.isolated"][0] == 1
+    assert features["pawns.passed[5]"][0] == 1  # a6: the sixth rank is index 5
+    assert features["pawns.phalanx"][1] == 2
+    assert features["pawns.supported"][0] == 2  # d2 defends c3 and e3
+    # d3 below: its only neighbour c4 is ahead of it and its front square d4 is
+    # attacked by the e5 pawn: backward. With c2 instead of c4 (behind d3) it is not.
+    assert _features("4k3/8/8/4p3/2P5/3P4/8/4K3 w - - 0 1")["pawns.backward"] == [1, 0]
+    assert "pawns.backward" not in _features("4k3/8/8/4p3/8/3P4/2P5/4K3 w - - 0 1")
+    # Without the e5 pawn nothing attacks d4: not backward either.
+    assert "pawns.backward" not in _features("4k3/8/8/8/2P5/3P4/8/4K3 w - - 0 1")
+    # Black's mirror image of the first case.
+    assert _features("4k3/8/3p4/2p5/4P3/8/8/4K3 w - - 0 1")["pawns.backward"] == [0, 1]
+
+
+def test_passed_pawn_needs_free_files_ahead() -> None:
+    assert "pawns.passed[4]" in _features("k7/8/8/4P3/8/8/8/4K3 w - - 0 1")
+    assert not any(f.startswith("pawns.passed[") for f in _features("k7/5p2/8/4P3/8/8/8/4K3 w - - 0 1"))
+    # A black pawn beside it (same rank) does not stop it, nor one behind it.
+    assert "pawns.passed[4]" in _features("k7/8/8/3pP3/8/8/8/4K3 w - - 0 1")
+    assert "pawns.passed[4]" in _features("k7/8/8/4P3/3p4/8/8/4K3 w - - 0 1")
+    # Only the front pawn of two on a file counts.
+    doubled = _features("k7/8/8/4P3/4P3/8/8/4K3 w - - 0 1")
+    assert "pawns.passed[4]" in doubled and "pawns.passed[3]" not in doubled
+    free = _features("k7/8/8/4P3/8/8/8/4K3 w - - 0 1")
+    blocked = _features("k7/8/4n3/4P3/8/8/8/4K3 w - - 0 1")
+    assert "pawns.passed_free[4]" in free and "pawns.passed_free[4]" not in blocked
+    # The kings' distances to the square in front (e6), times rank - 2 = 2.
+    assert free["pawns.passed_enemy_king"][0] == 4 * 2  # a8 to e6: 4 squares
+    assert free["pawns.passed_own_king"][0] == 5 * 2  # e1 to e6: 5 squares
+
+
+def test_pieces_terms() -> None:
+    features = _features("r3k3/1R6/8/8/8/8/P7/4K2R w K - 0 1")
+    assert features["pieces.rook_seventh"][0] == 1  # b7 with the black king on the eighth
+    assert features["pieces.rook_open_file"] == [2, 0]  # b7 and h1: no pawns on either file
+    assert features["pieces.rook_semi_open_file"][1] == 1  # a8: White's a2 pawn only
+    pair = _features("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")
+    assert pair["pieces.bishop_pair"] == [1, 0]
+    # e5, defended by d4; c6 can never attack it.
+    outpost = _features("4k3/8/2p5/4N3/3P4/8/8/4K3 w - - 0 1")
+    assert outpost["pieces.knight_outpost"] == [1, 0]
+    for fen in (
+        "4k3/8/3p4/4N3/3P4/8/8/4K3 w - - 0 1",  # d6 attacks e5 now
+        "4k3/5p2/2p5/4N3/3P4/8/8/4K3 w - - 0 1",  # f7 can reach f6
+        "4k3/8/2p5/4N3/8/8/8/4K3 w - - 0 1",  # no pawn defends e5
+    ):
+        assert "pieces.knight_outpost" not in _features(fen), fen
+
+
+def test_mobility_counts_safe_squares() -> None:
+    # Knight on a1 sees b3 and c2; with a black pawn on c4 b3 is attacked by it.
+    features = _features("4k3/8/8/8/2p5/8/8/N3K3 w - - 0 1")
+    assert features["pieces.mobility_knight[1]"] == [1, 0]
+
+
+def test_threats_and_hanging_pieces() -> None:
+    features = _features("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1")  # e4 pawn attacks the d5 knight
+    assert features["pieces.threat_by_pawn"] == [1, 0]
+    assert features["pieces.hanging"] == [1, 0]  # and nothing defends it
+    defended = _features("4k3/8/4p3/3n4/4P3/8/8/4K3 w - - 0 1")
+    assert defended["pieces.threat_by_pawn"] == [1, 0] and "pieces.hanging" not in defended
+
+
+def test_king_safety() -> None:
+    sheltered = _features("4k3/8/8/8/8/8/5PPP/6K1 w - - 0 1")
+    assert sheltered["king.shield"][0] == 3
+    assert sheltered["king.open_file"][1] == 2  # Black's king on e8: no pawns on d or e
+    assert sheltered["king.semi_open_file"][1] == 1  # only White's f2 on the f-file
+    calm = EVALUATOR.trace(chess.Board("6k1/5ppp/8/8/8/5N2/5PPP/3Q1RK1 b - - 0 1"))
+    assert calm.features["king.attackers"] == [0, 0]
+    # Queen h6 and knight g5 both reach squares next to the black king: two attackers
+    # (counted for White, the attacking side), and Black's king safety pays for it.
+    storm = EVALUATOR.trace(chess.Board("6k1/5pp1/7Q/6N1/8/8/5PPP/6K1 b - - 0 1"))
+    assert storm.features["king.attackers"] == [2, 0]
+    assert storm.terms["King safety"][2] < calm.terms["King safety"][2]
+
+
+def test_drawish_endgames_are_scaled() -> None:
+    same = EVALUATOR.trace(chess.Board("4k3/4b3/8/8/3P4/2P1B3/8/4K3 w - - 0 1"))
+    assert same.scale == SCALE_NORMAL  # e7 and e3: both dark squares
+    opposite = EVALUATOR.trace(chess.Board("4k3/8/4b3/8/3P4/2P1B3/8/4K3 w - - 0 1"))
+    assert opposite.scale == Config().eval.scale.opposite_bishops  # e6 light, e3 dark
+    with_rooks = EVALUATOR.trace(chess.Board("r3k3/8/4b3/8/3P4/2P1B3/8/R3K3 w - - 0 1"))
+    assert with_rooks.scale == Config().eval.scale.opposite_bishops_with_pieces
+    # A lone knight cannot win: the endgame part is scaled to nothing, and with
+    # phase 1 of 24 the score is what is left of the midgame part.
+    minor = EVALUATOR.trace(chess.Board("4k3/8/8/8/8/8/8/3NK3 w - - 0 1"))
+    assert minor.scale == 0
+    assert minor.score == (minor.mg + Config().eval.tempo[0]) * minor.phase // FULL_PHASE
+    rook_vs_bishop = EVALUATOR.trace(chess.Board("4k3/8/8/3b4/8/8/8/3RK3 w - - 0 1"))
+    assert rook_vs_bishop.scale == Config().eval.scale.no_pawns
+
+
+def test_material_and_tables_only_when_classical_is_off() -> None:
+    plain = Evaluator(dataclasses.replace(Config().eval, classical=False))
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    mg, eg, phase = plain.sums(board)
+    assert plain.evaluate_board(board) == (mg * min(phase, 24) + eg * (24 - min(phase, 24))) // 24
+    trace = plain.trace(board)
+    assert trace.terms["Mobility"] == [0, 0, 0, 0] and not any(f.startswith("pieces.") for f in trace.features)
+
+
+def test_eval_table_format() -> None:
+    lines = format_trace(EVALUATOR.trace(chess.Board()))
+    assert lines[0].split() == ["Term", "|", "White", "|", "Black", "|", "Total"]
+    material = next(line for line in lines if line.strip().startswith("Material"))
+    assert material.split("|")[3].split() == ["0.00", "0.00"]
+
+
+@pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/K6k w - - 0 1", "4k3/8/8/8/8/8/8/4K3 b - - 0 1"])
+def test_bare_kings(fen: str) -> None:
+    board = chess.Board(fen)
+    assert white_score(EVALUATOR, board) == -white_score(EVALUATOR, board.mirror())

@@ -1,0 +1,291 @@
+"""The pheromone memory: deposit, evaporation and bounds, the file format and its
+failures, what ucinewgame keeps, learning across games, the ordering prior, the
+roulette wheel, and colony training."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import chess
+import pytest
+from uci_driver import ENGINE_COMMAND, UciProcess
+
+from blitzaco.colony import train
+from blitzaco.config import Config, PheromoneConfig, config_from_dict
+from blitzaco.engine import Engine
+from blitzaco.movepick import ordered_moves
+from blitzaco.pheromone import MAGIC, PheromoneFileError, Trails, read_memory, write_memory
+from blitzaco.position import compute_key
+from blitzaco.timeman import Limits, SearchControl
+from blitzaco.tt import encode_move
+
+START = compute_key(chess.Board())
+E4 = encode_move(chess.Move.from_uci("e2e4"))
+D4 = encode_move(chess.Move.from_uci("d2d4"))
+
+
+def test_deposit_evaporation_and_bounds() -> None:
+    trails = Trails(PheromoneConfig(evaporation=0.5, max_level=1.0, min_level=0.1))
+    trails.deposit(START, E4, 0.4)
+    assert trails.level(START, E4) == pytest.approx(0.4)
+    trails.evaporate()
+    assert trails.level(START, E4) == pytest.approx(0.2)
+    trails.deposit(START, E4, 5.0)
+    assert trails.level(START, E4) == pytest.approx(1.0)  # bounded above
+    trails.deposit(START, E4, -9.0)
+    assert trails.level(START, E4) == 0.0  # and below
+    trails.deposit(START, D4, 0.3)
+    trails.evaporate()
+    trails.evaporate()
+    assert trails.level(START, D4) == 0.0  # 0.075 < min_level: forgotten
+    assert trails.row(START) is None
+
+
+def test_evaporation_is_folded_without_changing_levels() -> None:
+    trails = Trails(PheromoneConfig(evaporation=0.95, min_level=0.0))
+    trails.deposit(START, E4, 1.0)
+    for _ in range(8000):  # 0.95 ** 8000 underflows any float: the factor must be folded
+        trails.evaporate()
+        if trails.level(START, E4) < 1e-200:
+            trails.deposit(START, E4, 0.5)
+    assert 0.0 < trails.level(START, E4) <= 0.5
+
+
+def test_best_line_deposit_decays_along_the_line() -> None:
+    trails = Trails(PheromoneConfig(deposit=0.2, deposit_decay=0.5, min_level=0.0))
+    board = chess.Board()
+    line = [chess.Move.from_uci(m) for m in ("e2e4", "e7e5", "g1f3")]
+    trails.deposit_line(board, line)
+    assert trails.level(START, E4) == pytest.approx(0.2)
+    board.push(line[0])
+    assert trails.level(compute_key(board), encode_move(line[1])) == pytest.approx(0.1)
+    board.push(line[1])
+    assert trails.level(compute_key(board), encode_move(line[2])) == pytest.approx(0.05)
+
+
+def test_file_round_trip(tmp_path: Path) -> None:
+    memory = {START: {E4: 0.75, D4: 0.25}, 12345: {encode_move(chess.Move.from_uci("a7a8q")): 1.0}}
+    path = tmp_path / "p.bin"
+    assert write_memory(path, memory) == 3
+    assert path.stat().st_size == 16 + 3 * 16
+    assert path.read_bytes()[:8] == MAGIC
+    assert read_memory(path) == memory
+
+
+def _corrupt_files(tmp_path: Path) -> dict[str, Path]:
+    good = tmp_path / "good.bin"
+    write_memory(good, {START: {E4: 0.5, D4: 0.25}})
+    data = good.read_bytes()
+    cases = {
+        "magic": b"NOTPHERO" + data[8:],
+        "version": data[:8] + struct.pack("<I", 9) + data[12:],
+        "truncated": data[:-3],
+        "count": data[:12] + struct.pack("<I", 7) + data[16:],
+        "unsorted": data[:16] + data[32:48] + data[16:32],
+        "level": data[:16 + 12] + struct.pack("<f", float("nan")) + data[32:],
+        "move": data[:16 + 8] + struct.pack("<H", 0) + data[26:],  # from == to
+        "empty": b"",
+    }
+    paths = {}
+    for name, content in cases.items():
+        paths[name] = tmp_path / f"{name}.bin"
+        paths[name].write_bytes(content)
+    return paths
+
+
+def test_corrupt_files_are_refused(tmp_path: Path) -> None:
+    for name, path in _corrupt_files(tmp_path).items():
+        with pytest.raises(PheromoneFileError):
+            read_memory(path)
+        trails = Trails(PheromoneConfig())
+        trails.long = {1: {E4: 0.5}}
+        message = trails.load(path)
+        assert message is not None and "corrupt" in message, name
+        assert trails.long == {} and trails.path is None
+    assert "No such file" in (Trails(PheromoneConfig()).load(tmp_path / "missing.bin") or "")
+
+
+def test_uci_reports_a_corrupt_or_missing_file_and_plays_on(uci: UciProcess, tmp_path: Path) -> None:
+    paths = _corrupt_files(tmp_path)
+    uci.send(f"setoption name PheromoneFile value {paths['truncated']}")
+    assert "corrupt" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+    uci.send(f"setoption name PheromoneFile value {tmp_path / 'missing.bin'}")
+    assert "playing without it" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+    uci.send("position startpos")
+    uci.send("go depth 3")
+    assert uci.read_until(lambda line: line.startswith("bestmove"))[-1].startswith("bestmove ")
+    good = tmp_path / "good.bin"
+    write_memory(good, {START: {E4: 0.5}})
+    uci.send(f"setoption name PheromoneFile value {good}")
+    assert "1 positions" in uci.read_until(lambda line: line.startswith("info string"))[-1]
+
+
+def _engine(**pheromone: object) -> Engine:
+    engine = Engine(config_from_dict({"pheromone": pheromone}) if pheromone else Config())
+    engine.own_book = False
+    return engine
+
+
+def _think(engine: Engine, board: chess.Board, depth: int = 4):
+    limits = Limits(depth=depth)
+    return engine.think(board, limits, SearchControl(limits, None))
+
+
+def test_searches_lay_trails_and_ucinewgame_keeps_only_the_long_term_memory() -> None:
+    engine = _engine()
+    engine.trails.long = {12345: {E4: 0.5}}
+    board = chess.Board()
+    result = _think(engine, board)
+    assert engine.trails.level(START, encode_move(result.move)) > 0
+    engine.new_game()
+    assert engine.trails.row(START) is None
+    assert engine.trails.long == {12345: {E4: 0.5}}
+
+
+def test_disabled_memory_lays_nothing() -> None:
+    engine = _engine(enabled=False)
+    _think(engine, chess.Board())
+    assert engine.trails.row(START) is None
+
+
+def test_learning_carries_trails_into_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "learnt.bin"
+    write_memory(path, {})
+    engine = _engine()
+    assert engine.set_pheromone_file(str(path)).startswith("pheromone: 0 positions")
+    engine.pheromone_learning = True
+    result = _think(engine, chess.Board())
+    assert engine.new_game() is None
+    learnt = read_memory(path)
+    assert learnt[START][encode_move(result.move)] > 0
+    # A new engine loading the file starts with what the last one learnt.
+    fresh = _engine()
+    fresh.set_pheromone_file(str(path))
+    assert fresh.trails.level(START, encode_move(result.move)) == pytest.approx(learnt[START][encode_move(result.move)])
+
+
+def test_learning_on_quit_through_uci(tmp_path: Path) -> None:
+    path = tmp_path / "learnt.bin"
+    write_memory(path, {})
+    uci = UciProcess()
+    uci.handshake()
+    uci.send(f"setoption name PheromoneFile value {path}")
+    uci.send("setoption name PheromoneLearning value true")
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos")
+    uci.send("go depth 3")
+    uci.read_until(lambda line: line.startswith("bestmove"))
+    uci.send("quit")
+    uci.proc.wait(timeout=30)
+    assert START in read_memory(path)
+
+
+def test_marked_quiet_moves_come_after_killers_and_before_history() -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    killer = encode_move(chess.Move.from_uci("f1c4"))
+    marked = encode_move(chess.Move.from_uci("a2a3"))
+    history = [0] * 8192
+    history[1 << 12 | encode_move(chess.Move.from_uci("h2h3"))] = 1000
+    order = [encode_move(m) for m, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, {marked: 0.3})]
+    captures = [encode_move(m) for m in board.generate_pseudo_legal_captures()]
+    assert order.index(killer) < order.index(marked) < order.index(encode_move(chess.Move.from_uci("h2h3")))
+    assert all(order.index(code) < order.index(marked) for code in captures if code in order[:3])
+    plain = [encode_move(m) for m, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, None)]
+    assert plain.index(marked) > plain.index(encode_move(chess.Move.from_uci("h2h3")))
+
+
+def test_roulette_follows_the_trails() -> None:
+    trails = Trails(PheromoneConfig(variety_floor=0.1, seed=7))
+    trails.long = {START: {E4: 0.9}}
+    draws = [trails.roulette(START, [E4, D4]) for _ in range(2000)]
+    assert Counter(draws)[E4] / 2000 == pytest.approx(1.0 / 1.1, abs=0.03)  # (0.9 + 0.1) / (0.9 + 0.1 + 0.1)
+    again = Trails(PheromoneConfig(variety_floor=0.1, seed=7))
+    again.long = {START: {E4: 0.9}}
+    assert [again.roulette(START, [E4, D4]) for _ in range(2000)] == draws  # seeded
+
+
+class _Lines:
+    def __init__(self) -> None:
+        self.multipv: set[int] = set()
+        self.messages: list[str] = []
+
+    def info(self, info) -> None:  # noqa: ANN001
+        self.multipv.add(info.line.multipv)
+
+    def currmove(self, currmove) -> None:  # noqa: ANN001
+        pass
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+
+def test_variety_draws_among_near_equal_moves_and_shows_one_line() -> None:
+    board = chess.Board()
+    engine = _engine(variety=True, variety_margin=60, variety_candidates=4, seed=3)
+    limits = Limits(depth=3)
+    moves = set()
+    for _ in range(8):
+        engine.new_game()
+        report = _Lines()
+        moves.add(engine.think(board, limits, SearchControl(limits, None), report).move)
+        assert report.multipv == {1}  # the candidates' lines are not shown to the GUI
+    assert len(moves) > 1
+    # Every move drawn is one of the four lines within the margin of the best.
+    plain = _engine()
+    plain.multipv = 4
+    lines = []
+
+    class Keep(_Lines):
+        def info(self, info) -> None:  # noqa: ANN001
+            if info.line.depth == 3 and info.line.bound == "exact":
+                lines.append(info.line)
+
+    plain.think(board, limits, SearchControl(limits, None), Keep())
+    best = max(line.score for line in lines)
+    allowed = {line.pv[0] for line in lines if line.score >= best - 60}
+    assert moves <= allowed
+    # Without variety the engine plays one move every time.
+    fixed = _engine()
+    assert len({_think(fixed, board, depth=3).move for _ in range(3)}) == 1
+
+
+def test_colony_training_is_seeded_and_reinforces_by_outcome(tmp_path: Path) -> None:
+    config = config_from_dict({"pheromone": {"colony": {"max_plies": 6, "result_depth": 2, "ants_per_generation": 2}}})
+    runs = []
+    for _ in range(2):
+        trails = Trails(config.pheromone)
+        stats = train(config, trails, chess.Board(), 4, seed=5)
+        runs.append(trails.long)
+        assert stats.ants == 4 and stats.plies == 24 and stats.generations == 2
+    assert runs[0] == runs[1] and runs[0]
+    greedy = Trails(config.pheromone)
+    train(config, greedy, chess.Board(), 3, mode="greedy", seed=5)
+    assert greedy.long
+    # A mate found by the ants: the winner's moves are marked, the loser's are not.
+    mate = config_from_dict({"pheromone": {"colony": {"max_plies": 1, "temperature": 1.0, "beta": 10.0}}})
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    trails = Trails(mate.pheromone)
+    train(mate, trails, board, 1, mode="greedy")
+    assert trails.level(compute_key(board), encode_move(chess.Move.from_uci("a1a8"))) > 0
+
+
+def test_colony_command_writes_a_memory_the_engine_loads(tmp_path: Path) -> None:
+    out = tmp_path / "assets" / "pheromone.bin"
+    result = subprocess.run(
+        [*ENGINE_COMMAND, "colony", "--ants", "2", "--moves", "e2e4 e7e5", "--out", str(out), "--quiet"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "written to" in result.stdout
+    memory = read_memory(out)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    assert compute_key(board) in memory
+    engine = _engine()
+    assert "positions from" in engine.set_pheromone_file(str(out))
+    bad = subprocess.run([*ENGINE_COMMAND, "colony", "--moves", "e2e5"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "bad move" in bad.stderr
