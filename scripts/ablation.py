@@ -8,7 +8,7 @@ configured), at equal time, from the same openings. Prints a table of Elo ± 95 
         --out runs/ablation null_move late_move_reductions futility root_filter
 
 A switch is a boolean field of config.toml: ``name`` for the [search] section, or
-``section.name`` (``eval.spectral``). Switches that are off by default (such as
+its full path (``eval.classical``, ``eval.spectral.enabled``). Switches that are off by default (such as
 ``root_filter``) are measured the same way: on against off. The logic is the match
 runner's (blitzaco.match); this only builds the configurations.
 """
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from blitzaco.config import Config, config_from_dict, dump_toml
-from blitzaco.match.runner import EngineSpec, MatchLimit, load_openings, play_match, print_progress
+from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--openings", default=str(HERE.parent / "tests" / "data" / "openings.epd"))
     parser.add_argument("--engine", default=f"{sys.executable} -m blitzaco", help="engine command line")
     parser.add_argument("--out", default="runs/ablation", help="folder for configs, PGNs and JSON reports")
+    parser.add_argument("--resign", metavar="CP:MOVES", help="adjudicate a loss when both engines agree (e.g. 1000:5)")
+    parser.add_argument("--draw", metavar="CP:MOVES:AFTER", help="adjudicate a draw (e.g. 10:8:40)")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -42,21 +44,27 @@ def main(argv: list[str] | None = None) -> int:
     defaults = Config()
     rows = []
     for switch in args.switches:
-        section, _, name = switch.rpartition(".")
-        section = section or "search"
-        if not isinstance(getattr(getattr(defaults, section, None), name, None), bool):
-            parser.error(f"{switch} is not a boolean field of [{section}]")
+        path = switch.split(".") if "." in switch else ["search", switch]
+        node: object = defaults
+        for part in path:
+            node = getattr(node, part, None)
+        if not isinstance(node, bool):
+            parser.error(f"{switch} is not a boolean field of [{'.'.join(path[:-1])}]")
         engines = []
         for value, label in ((True, "with"), (False, "without")):
+            tree: dict = {path[-1]: value}
+            for part in reversed(path[:-1]):
+                tree = {part: tree}
             config_path = out / f"{label}_{switch}.toml"
-            config_path.write_text(dump_toml(config_from_dict({section: {name: value}})))
+            config_path.write_text(dump_toml(config_from_dict(tree)))
             engines.append(
                 EngineSpec(f"{label}_{switch}", tuple(args.engine.split()), (("ConfigFile", str(config_path)),))
             )
         first, second = engines
         report = play_match(
             first, second, load_openings(args.openings), MatchLimit.parse(args.tc), args.games,
-            concurrency=args.concurrency, pgn_path=out / f"{switch}.pgn", progress=print_progress,
+            concurrency=args.concurrency, adjudication=Adjudication.parse(args.resign, args.draw),
+            pgn_path=out / f"{switch}.pgn", progress=print_progress,
         )
         print(report.summary(), flush=True)
         (out / f"{switch}.json").write_text(json.dumps(report.as_dict(), indent=2))

@@ -56,13 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         match_limit = MatchLimit(depth=args.depth)
     else:
         match_limit = MatchLimit(movetime=args.movetime)
-    adjudication = Adjudication()
-    if args.resign:
-        score, moves = (int(part) for part in args.resign.split(":"))
-        adjudication = Adjudication(resign_score=score, resign_moves=moves)
-    if args.draw:
-        score, moves, after = (int(part) for part in args.draw.split(":"))
-        adjudication = Adjudication(adjudication.resign_score, adjudication.resign_moves, score, moves, after)
+    adjudication = Adjudication.parse(args.resign, args.draw)
     sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
 
     report = play_match(

@@ -226,15 +226,28 @@ def test_ablation_script_plays_switch_on_against_off(tmp_path: Path) -> None:
     out = tmp_path / "abl"
     result = subprocess.run(
         [sys.executable, str(script), "--games", "2", "--tc", "nodes=200", "--concurrency", "1",
-         "--out", str(out), "root_filter", "search.killers"],
+         "--out", str(out), "root_filter", "search.killers", "eval.spectral.enabled"],
         capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert "root_filter = true" in (out / "with_root_filter.toml").read_text()
-    assert "root_filter = false" in (out / "without_root_filter.toml").read_text()
-    assert "killers = false" in (out / "without_search.killers.toml").read_text()
+    from blitzaco.config import load_config
+
+    assert load_config(out / "with_root_filter.toml").search.root_filter is True
+    assert load_config(out / "without_root_filter.toml").search.root_filter is False
+    assert load_config(out / "without_search.killers.toml").search.killers is False
+    assert load_config(out / "with_eval.spectral.enabled.toml").eval.spectral.enabled is True
+    assert load_config(out / "without_eval.spectral.enabled.toml").eval.spectral.enabled is False
     report = json.loads((out / "root_filter.json").read_text())
     assert report["games"] == 2
     rejected = subprocess.run([sys.executable, str(script), "--out", str(out), "eval.nonsense"],
                               capture_output=True, text=True, timeout=60)
     assert rejected.returncode != 0 and "eval.nonsense" in rejected.stderr
+
+
+def test_adjudication_parses_the_command_line_forms() -> None:
+    assert Adjudication.parse("1000:5", "10:8:40") == Adjudication(1000, 5, 10, 8, 40)
+    assert Adjudication.parse(None, "10:8:40") == Adjudication(draw_score=10, draw_moves=8, draw_after=40)
+    assert Adjudication.parse() == Adjudication()
+    for resign, draw in (("1000", None), (None, "10:8"), ("a:b", None)):
+        with pytest.raises(ValueError):
+            Adjudication.parse(resign, draw)

@@ -153,6 +153,19 @@ class Adjudication:
     draw_moves: int = 8
     draw_after: int = 40
 
+    @classmethod
+    def parse(cls, resign: str | None = None, draw: str | None = None) -> Adjudication:
+        """From the command-line forms ``CP:MOVES`` (resign) and ``CP:MOVES:AFTER``
+        (draw); None leaves a rule off. Raises ValueError for anything else."""
+        values: dict[str, int] = {}
+        if resign:
+            score, moves = (int(part) for part in resign.split(":"))
+            values.update(resign_score=score, resign_moves=moves)
+        if draw:
+            score, moves, after = (int(part) for part in draw.split(":"))
+            values.update(draw_score=score, draw_moves=moves, draw_after=after)
+        return cls(**values)
+
 
 @dataclass(frozen=True)
 class Opening:
