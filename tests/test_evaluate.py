@@ -71,19 +71,22 @@ def test_trace_terms_add_up_to_the_score_and_the_incremental_evaluation() -> Non
 
 
 def _weight(config: EvalConfig, feature: str) -> tuple[int, int]:
-    """The [mg, eg] weight a trace feature name refers to."""
+    """The [mg, eg] weight a trace feature name refers to (a piece-square entry
+    counts for its own phase only)."""
     path, _, index = feature.partition("[")
     value: object = config
     for part in path.split("."):
         value = getattr(value, part)
     if index:
         value = value[int(index.rstrip("]"))]  # type: ignore[index]
+    if isinstance(value, int):
+        return (value, 0) if path.endswith("_mg") else (0, value)
     return value  # type: ignore[return-value]
 
 
 def test_linear_features_times_weights_rebuild_every_term() -> None:
     """The tuner fits weights to feature counts: counts times weights must give the
-    score back (the king-attack penalty, a formula, is added from the trace)."""
+    score back (the king-attack penalty, a formula, is computed from its counts)."""
     config = Config().eval
     for board in list(suite_boards())[::7]:
         trace = EVALUATOR.trace(board)
@@ -94,9 +97,6 @@ def test_linear_features_times_weights_rebuild_every_term() -> None:
             m, e = _weight(config, feature)
             mg += m * (white - black)
             eg += e * (white - black)
-        for term in ("PST",):
-            mg += trace.terms[term][0] - trace.terms[term][2]
-            eg += trace.terms[term][1] - trace.terms[term][3]
         attack = [EVALUATOR_KING_PENALTY(trace, color) for color in (True, False)]
         mg += -attack[0][0] + attack[1][0]
         eg += -attack[0][1] + attack[1][1]
@@ -108,7 +108,8 @@ def EVALUATOR_KING_PENALTY(trace, color: bool) -> tuple[int, int]:  # noqa: N802
     """The king-attack penalty of *color*'s king from the enemy's attack counts."""
     king = Config().eval.king
     enemy = 1 if color else 0
-    units = sum(w * trace.features.get(f"king.attack_weight[{i}]", [0, 0])[enemy] for i, w in enumerate(king.attack_weight))
+    counts = [trace.features.get(f"king.attack_weight[{i}]", [0, 0])[enemy] for i in range(4)]
+    units = sum(w * n for w, n in zip(king.attack_weight, counts, strict=True))
     attackers = trace.features.get("king.attackers", [0, 0])[enemy]
     penalty = units * king.attacker_scale[min(attackers, 7)] // 100
     return penalty, penalty * king.endgame_share // 100
@@ -230,6 +231,8 @@ def test_eval_table_format() -> None:
     assert lines[0].split() == ["Term", "|", "White", "|", "Black", "|", "Total"]
     material = next(line for line in lines if line.strip().startswith("Material"))
     assert material.split("|")[3].split() == ["0.00", "0.00"]
+    total = next(line for line in lines if line.strip().startswith("Total"))
+    assert total.split("|")[3].split() == ["0.15", "0.05"]  # the rows add up: only the tempo differs
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/K6k w - - 0 1", "4k3/8/8/8/8/8/8/4K3 b - - 0 1"])

@@ -147,8 +147,9 @@ def test_searches_lay_trails_and_ucinewgame_keeps_only_the_long_term_memory() ->
 
 def test_disabled_memory_lays_nothing() -> None:
     engine = _engine(enabled=False)
+    before = engine.trails.row(START)  # the bundled long-term trails
     _think(engine, chess.Board())
-    assert engine.trails.row(START) is None
+    assert engine.trails.row(START) == before
 
 
 def test_learning_carries_trails_into_the_file(tmp_path: Path) -> None:
@@ -165,6 +166,20 @@ def test_learning_carries_trails_into_the_file(tmp_path: Path) -> None:
     fresh = _engine()
     fresh.set_pheromone_file(str(path))
     assert fresh.trails.level(START, encode_move(result.move)) == pytest.approx(learnt[START][encode_move(result.move)])
+
+
+def test_learning_needs_a_named_file_and_creates_it(tmp_path: Path) -> None:
+    engine = _engine()
+    engine.pheromone_learning = True
+    bundled = dict(engine.trails.long)
+    _think(engine, chess.Board())
+    engine.new_game()  # no PheromoneFile named: nothing is written, the bundled memory stays
+    assert engine.trails.long == bundled
+    new = tmp_path / "new.bin"
+    assert "playing without it" in engine.set_pheromone_file(str(new))
+    result = _think(engine, chess.Board())
+    engine.new_game()
+    assert read_memory(new)[START][encode_move(result.move)] > 0
 
 
 def test_learning_on_quit_through_uci(tmp_path: Path) -> None:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import io
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ import chess.pgn
 from blitzaco.config import AnalyseConfig, Config
 from blitzaco.engine import Engine, Reporter, SearchInfo
 from blitzaco.movepick import see_ge
+from blitzaco.progress import progress_bar as bar
 from blitzaco.search import MATE_BOUND
 from blitzaco.timeman import Limits, SearchControl, time_budget
 
@@ -351,9 +351,4 @@ def plot(analyses: list[GameAnalysis], path: str | Path) -> None:
 
 def progress_bar(done: int, total: int, game: int) -> None:
     """A one-line progress bar on stderr."""
-    width = 30
-    filled = width * done // max(total, 1)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} positions, game {game}")
-    if done >= total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+    bar(done, total, f"positions, game {game}")

@@ -36,6 +36,7 @@ __all__ = [
     "TimeConfig",
     "dump_toml",
     "load_config",
+    "read_toml",
     "config_from_dict",
 ]
 
@@ -673,14 +674,19 @@ def load_config(path: str | Path) -> Config:
     Raises :class:`ConfigError` for a file that cannot be read or parsed, an unknown
     key, or a value of the wrong type or out of range; the message names the key.
     """
+    return config_from_dict(read_toml(path))
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The mapping in a TOML file. Raises :class:`ConfigError` for a file that cannot
+    be read or parsed."""
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            return tomllib.load(handle)
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
-    return config_from_dict(data)
 
 
 def config_from_dict(data: dict[str, Any]) -> Config:

@@ -96,7 +96,9 @@ class Engine:
         # The pheromone memory, with the bundled long-term trails when installed.
         self.trails = Trails(self.config.pheromone)
         self.pheromone_message = self.trails.load(bundled_memory())
+        # Learning writes only to a file the user named, never to the bundled one.
         self.pheromone_learning = False
+        self.pheromone_file: Path | None = None
 
     # ------------------------------------------------------------- housekeeping
 
@@ -121,19 +123,21 @@ class Engine:
         return self.end_game()
 
     def end_game(self) -> str | None:
-        """The game is over: with pheromone learning on, add its trails to the
-        long-term memory and save the file; then forget them."""
-        if self.pheromone_learning and self.trails.path is not None:
+        """The game is over: with pheromone learning on (and a PheromoneFile named),
+        add its trails to the long-term memory and save it there; then forget them."""
+        if self.pheromone_learning and self.pheromone_file is not None:
             if self.trails.learn():
-                return self.trails.save()
+                return self.trails.save(self.pheromone_file)
             return None
         self.trails.new_game()
         return None
 
-    def set_pheromone_file(self, path: str) -> str | None:
+    def set_pheromone_file(self, path: str) -> str:
         """Use the long-term memory in *path* (empty: the bundled one). Returns a
-        message when it cannot be used, or names what was loaded."""
-        problem = self.trails.load(Path(path) if path else bundled_memory())
+        message: what was loaded, or why nothing was (a missing file is created
+        when learning saves to it)."""
+        self.pheromone_file = Path(path) if path else None
+        problem = self.trails.load(self.pheromone_file if path else bundled_memory())
         if problem is not None:
             return problem
         if self.trails.path is None:

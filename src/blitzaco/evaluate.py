@@ -130,7 +130,11 @@ class Trace:
     """The terms of one evaluation: ``terms[name] = [white_mg, white_eg, black_mg,
     black_eg]`` (each colour's own contribution, positive = good for it), and
     ``features[name] = [white_count, black_count]`` with *name* the config weight it
-    multiplies (``pawns.isolated``, ``pieces.mobility_knight[4]``)."""
+    multiplies (``pawns.isolated``, ``pieces.mobility_knight[4]``, ``pst.knight_mg[27]``;
+    a pair counts for both phases, a table named ``_mg``/``_eg`` for its phase).
+    The king-attack features (``king.attack_weight[i]``: zone squares attacked by
+    that piece type; ``king.attackers``) enter through the attack formula, counted
+    for the attacking side."""
 
     terms: dict[str, list[int]] = field(default_factory=lambda: {name: [0, 0, 0, 0] for name in TERMS})
     features: dict[str, list[int]] = field(default_factory=dict)
@@ -237,8 +241,12 @@ class Evaluator:
             phase += PHASE_WEIGHT[piece_type]
             sign = 1 if color else -1
             value = values[piece_type]
-            trace.add("Material", color, value, 1, f"material.{chess.piece_name(piece_type)}" if piece_type < 6 else "")
+            name = chess.piece_name(piece_type)
+            trace.add("Material", color, value, 1, f"material.{name}" if piece_type < 6 else "")
             trace.add("PST", color, (sign * m - value[0], sign * e - value[1]))
+            index = square ^ 56 if color else square  # tables are written a8 first
+            trace.count(f"pst.{name}_mg[{index}]", color, 1)
+            trace.count(f"pst.{name}_eg[{index}]", color, 1)
         tempo = (0, 0)
         if self.classical:
             cmg, cemg = self._terms(board, trace)
@@ -326,7 +334,7 @@ class Evaluator:
                 (rook_att & theirs & queens).bit_count(),
                 (att & targets & ~their_att).bit_count(),
             )
-            for (weight, name), count in zip(threats, counts):
+            for (weight, name), count in zip(threats, counts, strict=True):
                 if count:
                     if color:
                         mg += weight[0] * count
@@ -356,7 +364,10 @@ class Evaluator:
         open_files: int, semi_open_files: int, their_pawns: int, their_king: int, trace: Trace | None,
     ) -> tuple[int, int, int, int, int, int, int]:
         """One side's pieces: (mg, eg, squares attacked, squares attacked by minor
-        pieces, by rooks, king-attack weight, king attackers). Its own view."""
+        pieces, by rooks, king-attack weight, king attackers). Its own view.
+
+        The four loops repeat their common part (attacks, mobility, king zone) on
+        purpose: a helper call per piece would cost more than the repetition."""
         pieces = self.config.pieces
         mob_n, mob_b, mob_r, mob_q = self._mobility
         w_n, w_b, w_r, w_q = self._attack_weight
@@ -585,7 +596,9 @@ def format_trace(trace: Trace) -> list[str]:
         black = cell(bm, be) if name != "Tempo" or bm or be else blank
         lines.append(f"{name:>13} | {white} | {black} | {cell(tm, te)}")
     lines.append(rule)
-    lines.append(f"{'Total':>13} | {'':13} | {'':13} | {cell(trace.mg, trace.eg)}")
+    total_mg = sum(row[5] for row in trace.rows())
+    total_eg = sum(row[6] for row in trace.rows())
+    lines.append(f"{'Total':>13} | {'':13} | {'':13} | {cell(total_mg, total_eg)}")
     lines.append("")
     share = 100 * trace.phase // FULL_PHASE
     lines.append(
@@ -609,7 +622,9 @@ def _blend(mg: int, eg: int, phase: int, scale: int, turn: bool, tempo_mg: int, 
     return (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE
 
 
-def _pawn_side(own: int, theirs: int, config: EvalConfig, color: bool, trace: Trace | None) -> tuple[int, int, int, int]:
+def _pawn_side(
+    own: int, theirs: int, config: EvalConfig, color: bool, trace: Trace | None
+) -> tuple[int, int, int, int]:
     """Pawn structure of one side, with its pawns *own* and the enemy's *theirs* seen
     from White's side of the board (Black's are mirrored first): (mg, eg, passed
     pawns, outpost squares), the bitboards in the same orientation."""

@@ -46,14 +46,13 @@ import math
 import os
 import random
 import struct
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
-from importlib import resources
 from pathlib import Path
 
 import chess
 
+from blitzaco.bundled import bundled_file
 from blitzaco.config import PheromoneConfig
 from blitzaco.position import compute_key
 from blitzaco.tt import encode_move
@@ -78,15 +77,7 @@ class PheromoneFileError(ValueError):
 
 def bundled_memory() -> Path | None:
     """The memory shipped with the engine (``assets/pheromone.bin``), if installed."""
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:
-        path = Path(frozen_root) / "blitzaco" / "assets" / "pheromone.bin"
-        return path if path.is_file() else None
-    try:
-        found = resources.files("blitzaco.assets").joinpath("pheromone.bin")
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return Path(str(found)) if found.is_file() else None
+    return bundled_file("pheromone.bin")
 
 
 def _valid_move(code: int) -> bool:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import random
 import struct
-import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
 
+from blitzaco.bundled import bundled_file
 from blitzaco.config import BookConfig
 
 if TYPE_CHECKING:  # imported lazily: neither module is needed to start the engine
@@ -45,17 +44,8 @@ class TablebaseRoot:
 
 
 def bundled_book() -> Path | None:
-    """The book shipped with the engine (``assets/book.bin``), if installed: inside
-    the package ``blitzaco.assets``, or beside a frozen build's unpacked files."""
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:
-        path = Path(frozen_root) / "blitzaco" / "assets" / "book.bin"
-        return path if path.is_file() else None
-    try:
-        found = resources.files("blitzaco.assets").joinpath("book.bin")
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return Path(str(found)) if found.is_file() else None
+    """The book shipped with the engine (``assets/book.bin``), if installed."""
+    return bundled_file("book.bin")
 
 
 def _mirror(name: str) -> str:

@@ -302,8 +302,8 @@ class UciProtocol:
 
     def _set_pheromone_learning(self, on: bool) -> str | None:
         self.engine.pheromone_learning = on
-        if on and self.engine.trails.path is None:
-            return "pheromone learning: no PheromoneFile to learn into (set one)"
+        if on and self.engine.pheromone_file is None:
+            return "pheromone learning: set PheromoneFile to the file to learn into (the bundled one stays as shipped)"
         return None
 
     def _set_config_file(self, path: str) -> str | None:
