@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("switches", nargs="+", help="boolean fields (name for [search], or section.name), one match each")
+    parser.add_argument("switches", nargs="+", help="boolean config fields (a [search] name or a full path)")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--tc", default="2+0.02")
     parser.add_argument("--concurrency", type=int, default=2)

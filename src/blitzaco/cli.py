@@ -187,5 +187,6 @@ def _colony(args: argparse.Namespace, config: Config) -> int:
         return 1
     print(f"{stats.ants} ants ({args.mode}), {stats.plies} plies, {stats.generations} evaporations, "
           f"White scored {stats.white_points / stats.ants:.3f} per game, {stats.seconds:.1f} s")
-    print(f"{sum(len(row) for row in trails.long.values())} trails on {len(trails.long)} positions written to {args.out}")
+    trail_count = sum(len(row) for row in trails.long.values())
+    print(f"{trail_count} trails on {len(trails.long)} positions written to {args.out}")
     return 0

@@ -119,7 +119,9 @@ def _components(neighbours: list[int]) -> list[int]:
     return components
 
 
-def _spectrum(adjacency: np.ndarray, pieces: list[int], zone: list[int], clusters: int, piece_count: int) -> SpectralFeatures:
+def _spectrum(
+    adjacency: np.ndarray, pieces: list[int], zone: list[int], clusters: int, piece_count: int
+) -> SpectralFeatures:
     """Features of a connected graph (*adjacency*, 0/1, symmetric) that is the largest
     component of one with *clusters* components; *pieces* and *zone* are node indices
     in it, *piece_count* the side's pieces in the whole graph."""
@@ -156,7 +158,9 @@ def _spectrum(adjacency: np.ndarray, pieces: list[int], zone: list[int], cluster
     )
 
 
-def graph_features(adjacency: np.ndarray, pieces: list[int] | None = None, zone: list[int] | None = None) -> SpectralFeatures:
+def graph_features(
+    adjacency: np.ndarray, pieces: list[int] | None = None, zone: list[int] | None = None
+) -> SpectralFeatures:
     """The features of an undirected graph given by its 0/1 *adjacency* matrix (at
     most 64 nodes; nodes without edges are left out). *pieces*: the nodes holding the
     side's pieces (for cohesion; default all nodes); *zone*: the nodes around the
