@@ -1,0 +1,18 @@
+"""Weight tuning: a genetic algorithm and simulated annealing over config.toml's
+weights, with two fitness functions (mini-matches at fixed nodes, or the Texel
+error on labelled positions from the engine's own games), on one machine or a Ray
+cluster.
+
+The engine never imports this package (torch lives here). Front end:
+``scripts/tune.py``. Modules:
+
+* :mod:`blitzaco.tune.spec`: the tuning spec file and the genome (which weights,
+  their bounds, config <-> vector);
+* :mod:`blitzaco.tune.positions`: self-play games, the labelled position set and its
+  feature traces;
+* :mod:`blitzaco.tune.fitness`: the two fitness functions;
+* :mod:`blitzaco.tune.optimise`: the genetic algorithm and simulated annealing, with
+  checkpoints, a CSV log, a plot and a progress bar;
+* :mod:`blitzaco.tune.adopt`: writes tuned weights into the defaults of
+  ``blitzaco/config.py`` (from which ``config.toml`` is generated).
+"""

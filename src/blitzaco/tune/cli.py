@@ -1,0 +1,155 @@
+"""The tuner's command line (``scripts/tune.py``).
+
+    tune.py selfplay --games 1000 --nodes 1000 --concurrency 2 --out runs/tune/selfplay.pgn
+    tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
+    tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
+    tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
+    tune.py ga --fitness games --out runs/tune/ga-games [--ray HOST:PORT]
+    tune.py adopt runs/tune/ga/tuned.toml      # make the tuned weights the shipped defaults
+
+Each optimiser run writes tuned.toml, log.csv, fitness.png, checkpoint.pt and
+summary.json into its --out folder and never touches the shipped config.toml;
+``adopt`` does, when asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from blitzaco.config import Config, ConfigError, dump_toml, load_config
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tune.py", description="Tune BlitzACO's weights by self-play.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    selfplay = commands.add_parser("selfplay", help="play the engine against itself at fixed nodes into a PGN")
+    selfplay.add_argument("--games", type=int, default=1000)
+    selfplay.add_argument("--nodes", type=int, default=1000, help="nodes per move")
+    selfplay.add_argument("--concurrency", type=int, default=1, help="game pairs played at once")
+    selfplay.add_argument("--seed", type=int, default=1, help="seed of the openings")
+    selfplay.add_argument("--config", help="weights to play with (default: the built-in ones)")
+    selfplay.add_argument("--out", required=True, help="PGN file to write")
+
+    positions = commands.add_parser("positions", help="the labelled quiet positions of PGN games, traced")
+    positions.add_argument("pgn", nargs="+")
+    positions.add_argument("--skip", type=int, default=10, help="plies left out at the start of each game")
+    positions.add_argument("--config", help="weights to trace with (default: the built-in ones)")
+    positions.add_argument("--out", required=True, help=".npz file to write")
+
+    for name, text in (("ga", "genetic algorithm"), ("anneal", "simulated annealing")):
+        run = commands.add_parser(name, help=f"tune with the {text}")
+        run.add_argument("--fitness", choices=("positions", "games"), default="positions")
+        run.add_argument("--data", help="position set (.npz) for the positions fitness")
+        run.add_argument("--spec", help="tuning spec (default: the shipped one, the classical terms)")
+        run.add_argument("--config", help="base weights (default: the built-in ones)")
+        run.add_argument("--out", required=True, help="folder for tuned.toml, log.csv, fitness.png, checkpoint")
+        run.add_argument("--resume", action="store_true", help="continue from the folder's checkpoint")
+        run.add_argument("--ray", metavar="ADDRESS", help="play the games fitness on this Ray cluster")
+        run.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "ga":
+            run.add_argument("--generations", type=int, help="override the spec")
+            run.add_argument("--population", type=int, help="override the spec")
+        else:
+            run.add_argument("--steps", type=int, help="override the spec")
+
+    adopt = commands.add_parser("adopt", help="write a tuned config into the defaults of blitzaco/config.py")
+    adopt.add_argument("tuned", help="a tuned.toml")
+    adopt.add_argument("--config-toml", default="config.toml", help="regenerate this file too (default: %(default)s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        base = load_config(args.config) if getattr(args, "config", None) else Config()
+    except ConfigError as err:
+        print(f"tune: {err}", file=sys.stderr)
+        return 2
+    if args.command == "selfplay":
+        from blitzaco.match.runner import print_progress
+        from blitzaco.tune.positions import selfplay
+
+        report = selfplay(args.out, args.games, nodes=args.nodes, concurrency=args.concurrency,
+                          config=base if args.config else None, seed=args.seed, progress=print_progress)
+        print(report.summary())
+        return 0
+    if args.command == "positions":
+        from blitzaco.tune.positions import extract
+
+        count = extract(args.pgn, args.out, config=base, skip=args.skip,
+                        progress=lambda n: print(f"{n} positions", file=sys.stderr, flush=True))
+        print(f"{count} quiet positions written to {args.out}")
+        return 0
+    if args.command == "adopt":
+        from blitzaco.tune.adopt import adopt
+
+        try:
+            tuned = load_config(args.tuned)
+        except ConfigError as err:
+            print(f"tune: {err}", file=sys.stderr)
+            return 2
+        count = adopt(tuned)
+        Path(args.config_toml).write_text(dump_toml(tuned))
+        print(f"{count} fields of blitzaco/config.py changed; {args.config_toml} regenerated")
+        return 0
+    return _optimise(args, base)
+
+
+def _optimise(args: argparse.Namespace, base: Config) -> int:
+    import torch
+
+    from blitzaco.tune.fitness import GameFitness, PositionFitness
+    from blitzaco.tune.optimise import anneal, genetic
+    from blitzaco.tune.positions import PositionSet
+    from blitzaco.tune.spec import default_spec_path, load_spec
+
+    try:
+        spec = load_spec(args.spec or default_spec_path())
+    except ConfigError as err:
+        print(f"tune: {err}", file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    genome = spec.genome(base)
+    fitness: object
+    if args.fitness == "positions":
+        if not args.data:
+            print("tune: the positions fitness needs --data (make it with: tune.py positions)", file=sys.stderr)
+            return 2
+        data = PositionSet.load(args.data, spec.positions.max_positions)
+        try:
+            fitness = PositionFitness(data, genome, spec.positions.k)
+        except ValueError as err:
+            print(f"tune: {err}", file=sys.stderr)
+            return 2
+        print(f"{len(data)} positions, {len(genome)} genes, sigmoid scale k = {fitness.k:.4f}", file=sys.stderr)
+    else:
+        fitness = GameFitness(genome, spec.games, ray_address=args.ray)
+    out = Path(args.out)
+    try:
+        if args.command == "ga":
+            settings = spec.ga
+            if args.generations:
+                settings = dataclasses.replace(settings, generations=args.generations)
+            if args.population:
+                settings = dataclasses.replace(settings, population=args.population)
+            result = genetic(fitness, genome, settings, out, resume=args.resume, progress=not args.quiet)  # type: ignore[arg-type]
+        else:
+            settings_sa = spec.anneal if not args.steps else dataclasses.replace(spec.anneal, steps=args.steps)
+            result = anneal(fitness, genome, settings_sa, out, resume=args.resume, progress=not args.quiet)  # type: ignore[arg-type]
+    finally:
+        if isinstance(fitness, GameFitness):
+            fitness.close()
+    rate = 60 * result.evaluations / result.seconds if result.seconds else 0.0
+    print(f"fitness {result.base_fitness:.6f} -> {result.best_fitness:.6f}; {result.evaluations} candidates in "
+          f"{result.seconds:.1f} s ({rate:.0f} per minute)")
+    if isinstance(fitness, GameFitness):
+        print(f"{fitness.games} games ({60 * fitness.games / result.seconds:.1f} per minute) "
+              f"played by {len(fitness.workers)} worker processes")
+    print(f"written: {out / 'tuned.toml'}, {out / 'log.csv'}, {out / 'fitness.png'}, {out / 'summary.json'}")
+    return 0

@@ -1,0 +1,212 @@
+"""The labelled position set for the Texel fitness, from the engine's own games.
+
+1. :func:`selfplay` plays the engine against itself at fixed nodes (through the match
+   runner) from openings made of a line of the engine's opening database cut at a
+   random length plus a few random moves, so that no two games are alike; the
+   games go to a PGN file.
+2. :func:`extract` keeps the quiet positions of those games (not in check, no
+   capture or promotion that wins material by static exchange), labels each with the
+   game's result, and stores the evaluation's feature trace of each: the counts
+   (White's minus Black's) of every weight it uses, and the midgame and endgame sums,
+   phase and endgame scale at the weights it was made with. The set is a ``.npz``
+   file; :class:`PositionSet` reads it.
+
+No data is downloaded: the positions are the engine's own.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+
+from blitzaco.book import read_database
+from blitzaco.config import Config, dump_toml
+from blitzaco.evaluate import Evaluator
+from blitzaco.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.movepick import see_ge
+
+__all__ = ["tuning_openings", "selfplay", "extract", "PositionSet", "RESULTS"]
+
+RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def tuning_openings(count: int, seed: int = 1, random_plies: int = 2) -> list[Opening]:
+    """*count* openings: a line of the engine's opening database (weighted by its
+    weight) cut after 4 plies or more, then *random_plies* random legal moves."""
+    database = Path(str(resources.files("blitzaco.assets").joinpath("openings.txt")))
+    lines, _ = read_database(database)
+    rng = random.Random(seed)
+    openings: list[Opening] = []
+    while len(openings) < count:
+        line = rng.choices(lines, weights=[line.weight for line in lines])[0]
+        board = chess.Board()
+        moves = list(line.moves[: rng.randint(min(4, len(line.moves)), len(line.moves))])
+        for move in moves:
+            board.push(move)
+        for _ in range(random_plies):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            move = rng.choice(legal)
+            board.push(move)
+            moves.append(move)
+        if board.is_game_over():
+            continue
+        openings.append(Opening(chess.STARTING_FEN, tuple(move.uci() for move in moves), line.name))
+    return openings
+
+
+def selfplay(
+    pgn_path: str | Path,
+    games: int,
+    *,
+    nodes: int = 1000,
+    concurrency: int = 1,
+    config: Config | None = None,
+    seed: int = 1,
+    engine: tuple[str, ...] = (sys.executable, "-m", "blitzaco"),
+    progress: Callable[[str], None] | None = None,
+) -> MatchReport:
+    """Play *games* games of the engine (with *config*, default the built-in one)
+    against itself at *nodes* per move, book off, into *pgn_path*."""
+    pgn_path = Path(pgn_path)
+    pgn_path.parent.mkdir(parents=True, exist_ok=True)
+    options: list[tuple[str, object]] = [("OwnBook", False)]
+    if config is not None:
+        config_path = pgn_path.with_suffix(".toml")
+        config_path.write_text(dump_toml(config))
+        options.append(("ConfigFile", str(config_path)))
+    first = EngineSpec("BlitzACO-A", engine, tuple(options))
+    second = EngineSpec("BlitzACO-B", engine, tuple(options))
+    openings = tuning_openings((games + 1) // 2, seed)
+    return play_match(first, second, openings, MatchLimit(nodes=nodes), games, concurrency=concurrency,
+                      pgn_path=pgn_path, progress=progress)
+
+
+def _quiet(board: chess.Board) -> bool:
+    if board.is_check():
+        return False
+    for move in board.generate_legal_captures():
+        if move.promotion or see_ge(board, move, 1):
+            return False
+    return not any(move.promotion for move in board.generate_legal_moves(board.pawns))
+
+
+def _positions(pgn_path: Path, skip: int) -> Iterator[tuple[chess.Board, float]]:
+    with open(pgn_path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            result = RESULTS.get(game.headers.get("Result", "*"))
+            if result is None:
+                continue
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                board.push(move)
+                if ply + 1 >= skip and not board.is_game_over() and _quiet(board):
+                    yield board.copy(stack=False), result
+
+
+def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | None = None, skip: int = 10,
+            progress: Callable[[int], None] | None = None) -> int:
+    """Write the quiet positions of the games in *pgn_paths* (after *skip* plies)
+    with their feature traces at *config*'s weights to *out* (``.npz``). Returns the
+    number of positions."""
+    config = config if config is not None else Config()
+    evaluator = Evaluator(config.eval)
+    tempo = config.eval.tempo
+    names: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[int] = []
+    results: list[float] = []
+    phases: list[int] = []
+    scales: list[int] = []
+    mgs: list[int] = []
+    egs: list[int] = []
+    fens: list[str] = []
+    for path in pgn_paths:
+        for board, result in _positions(Path(path), skip):
+            trace = evaluator.trace(board)
+            row = len(results)
+            for name, (white, black) in trace.features.items():
+                if white != black:
+                    rows.append(row)
+                    cols.append(names.setdefault(name, len(names)))
+                    vals.append(white - black)
+            sign = 1 if board.turn == chess.WHITE else -1
+            results.append(result)
+            phases.append(trace.phase)
+            scales.append(trace.scale)
+            mgs.append(trace.mg + sign * tempo[0])  # tempo is a feature like the others
+            egs.append(trace.eg + sign * tempo[1])
+            fens.append(board.fen())
+            if progress is not None and len(results) % 1000 == 0:
+                progress(len(results))
+    np.savez_compressed(
+        out,
+        names=np.array(sorted(names, key=names.__getitem__)),
+        rows=np.array(rows, dtype=np.int32),
+        cols=np.array(cols, dtype=np.int32),
+        vals=np.array(vals, dtype=np.int32),
+        result=np.array(results, dtype=np.float32),
+        phase=np.array(phases, dtype=np.int8),
+        scale=np.array(scales, dtype=np.int8),
+        mg=np.array(mgs, dtype=np.int32),
+        eg=np.array(egs, dtype=np.int32),
+        fen=np.array(fens),
+        config=np.array(dump_toml(config)),
+    )
+    return len(results)
+
+
+@dataclass
+class PositionSet:
+    """A labelled position set as :func:`extract` wrote it."""
+
+    names: list[str]
+    rows: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    result: np.ndarray
+    phase: np.ndarray
+    scale: np.ndarray
+    mg: np.ndarray
+    eg: np.ndarray
+    fen: np.ndarray
+    config_toml: str
+
+    @classmethod
+    def load(cls, path: str | Path, limit: int = 0) -> PositionSet:
+        data = np.load(path, allow_pickle=False)
+        count = len(data["result"])
+        keep = count if not limit else min(limit, count)
+        mask = data["rows"] < keep
+        return cls(
+            [str(name) for name in data["names"]],
+            data["rows"][mask], data["cols"][mask], data["vals"][mask],
+            data["result"][:keep], data["phase"][:keep], data["scale"][:keep],
+            data["mg"][:keep], data["eg"][:keep], data["fen"][:keep], str(data["config"]),
+        )
+
+    def __len__(self) -> int:
+        return len(self.result)
+
+    def dense(self, features: list[str]) -> np.ndarray:
+        """The counts of *features* (columns) for every position (rows); a feature
+        that never occurs is a column of zeros."""
+        index = {name: i for i, name in enumerate(self.names)}
+        matrix = np.zeros((len(self), len(features)), dtype=np.float32)
+        for column, name in enumerate(features):
+            source = index.get(name)
+            if source is None:
+                continue
+            hit = self.cols == source
+            matrix[self.rows[hit], column] = self.vals[hit]
+        return matrix

@@ -1,0 +1,276 @@
+"""The weight tuner: genome and spec, the position set against the engine's own
+evaluation, both optimisers (seeded, resumable, their output files), the games
+fitness on this machine and on a local Ray instance, and adopting tuned weights."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml  # noqa: E402
+from blitzaco.evaluate import Evaluator  # noqa: E402
+from blitzaco.tune.adopt import adopt, adopt_source  # noqa: E402
+from blitzaco.tune.fitness import GameFitness, PositionFitness  # noqa: E402
+from blitzaco.tune.optimise import anneal, genetic  # noqa: E402
+from blitzaco.tune.positions import PositionSet, extract, selfplay, tuning_openings  # noqa: E402
+from blitzaco.tune.spec import AnnealSettings, GameSettings, GaSettings, Genome, default_spec_path, load_spec  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = {"eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-80.0, 80.0), "eval.tempo": (0.0, 40.0)}
+
+
+# ------------------------------------------------------------------- the genome
+
+
+def test_genome_encodes_and_decodes_the_config() -> None:
+    genome = Genome(SMALL)
+    assert len(genome) == 2 + 9 * 2 + 2
+    values = genome.encode()
+    assert values[:2] == [-12.0, -16.0] and values[-2:] == [15.0, 5.0]
+    assert genome.decode(values) == Config()
+    values[0], values[-1] = -20.4, 999.0
+    tuned = genome.decode(values)
+    assert tuned.eval.pawns.isolated == (-20, -16)  # rounded: the config holds integers
+    assert tuned.eval.tempo == (15, 40)  # clamped to the gene's bounds
+    features = [gene.feature for gene in genome.genes[:3]]
+    assert features == ["pawns.isolated", "pawns.isolated", "pieces.mobility_knight[0]"]
+    assert [gene.phase for gene in genome.genes[:2]] == [0, 1]
+    pst = Genome({"eval.pst.knight_eg": (-50, 50), "eval.spectral.entropy": (-200, 200)})
+    assert len(pst) == 65 and pst.genes[0].phase == 1 and not pst.genes[-1].integer
+
+
+@pytest.mark.parametrize("bounds", [{"eval.nothing": (0, 1)}, {"eval.pawns": (0, 1)}, {"eval.classical": (0, 1)},
+                                    {"eval.tempo": (5, 1)}])
+def test_genome_refuses_what_it_cannot_tune(bounds: dict) -> None:
+    with pytest.raises(ConfigError):
+        Genome(bounds)
+
+
+def test_spec_loading(tmp_path: Path) -> None:
+    spec = load_spec(default_spec_path())
+    assert len(spec.genome()) > 150 and spec.ga.population > 1
+    bad = tmp_path / "bad.toml"
+    for text, key in (('[ga]\npopulaton = 3\n', "ga.populaton"), ('[genome]\n"eval.tempo" = 3\n', "eval.tempo"),
+                      ('[gaa]\n', "gaa"), ('[ga]\npopulation = "many"\n', "ga.population")):
+        bad.write_text(text)
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            load_spec(bad)
+
+
+# ------------------------------------------------------------------ the positions
+
+
+@pytest.fixture(scope="module")
+def positions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tune")
+    report = selfplay(folder / "games.pgn", 6, nodes=300)
+    assert report.games == 6
+    count = extract([folder / "games.pgn"], folder / "positions.npz")
+    assert count > 50
+    return folder / "positions.npz"
+
+
+def test_tuning_openings_differ_and_are_playable() -> None:
+    openings = tuning_openings(20, seed=3)
+    assert len({opening.moves for opening in openings}) == 20
+    assert all(not opening.board().is_game_over() for opening in openings)
+    assert tuning_openings(20, seed=3) == openings
+
+
+def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
+    """The tuner's torch evaluation at the base weights is the engine's evaluation
+    (up to the engine's integer rounding), and moving a gene moves it as the
+    engine's would."""
+    data = PositionSet.load(positions)
+    genome = load_spec(default_spec_path()).genome()
+    fitness = PositionFitness(data, genome, k=1.0)
+    evals = fitness.evals(fitness.theta0.unsqueeze(0))[:, 0]
+    evaluator = Evaluator(Config().eval)
+    for row in range(0, len(data), 7):
+        board = chess.Board(str(data.fen[row]))
+        score = evaluator.evaluate_board(board)
+        white = score if board.turn else -score
+        assert abs(float(evals[row]) - white) <= 1.0, board.fen()
+        assert data.result[row] in (0.0, 0.5, 1.0)
+    changed = genome.encode()
+    index = [gene.name for gene in genome.genes].index("eval.pieces.threat_by_pawn.mg")
+    changed[index] += 40
+    evaluator = Evaluator(genome.decode(changed).eval)
+    moved = fitness.evals(torch.tensor([changed]))[:, 0]
+    for row in range(0, len(data), 7):
+        board = chess.Board(str(data.fen[row]))
+        score = evaluator.evaluate_board(board)
+        assert abs(float(moved[row]) - (score if board.turn else -score)) <= 1.0, board.fen()
+
+
+def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: Path) -> None:
+    data = PositionSet.load(positions)
+    with pytest.raises(ValueError, match="linearly"):
+        PositionFitness(data, Genome({"eval.king.attack_weight": (0, 40)}))
+    other = config_from_dict({"eval": {"pawns": {"doubled": [-30, -30]}}})
+    with pytest.raises(ValueError, match="traced with other weights"):
+        PositionFitness(data, Genome(SMALL, other))
+
+
+def test_sigmoid_scale_is_fitted(positions: Path) -> None:
+    fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
+    base = fitness.theta0.unsqueeze(0)
+    best = float(fitness.error(base)[0])
+    for k in (fitness.k * 0.7, fitness.k * 1.3):
+        assert float(fitness.error(base, k)[0]) >= best - 1e-9
+
+
+# ------------------------------------------------------------------ the optimisers
+
+
+def _read_log(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_genetic_algorithm_is_seeded_resumable_and_writes_its_files(positions: Path, tmp_path: Path) -> None:
+    fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
+    settings = GaSettings(population=12, generations=6, seed=4)
+    straight = genetic(fitness, fitness.genome, settings, tmp_path / "straight", progress=False)
+    assert straight.best_fitness >= straight.base_fitness
+    # Stopped after three generations, then resumed: the same run.
+    genetic(fitness, fitness.genome, GaSettings(population=12, generations=3, seed=4), tmp_path / "resumed",
+            progress=False)
+    resumed = genetic(fitness, fitness.genome, settings, tmp_path / "resumed", resume=True, progress=False)
+    assert resumed.best == straight.best and resumed.best_fitness == straight.best_fitness
+    last = _read_log(tmp_path / "straight" / "log.csv")[-1]
+    assert _read_log(tmp_path / "resumed" / "log.csv")[-1]["best"] == last["best"]
+    assert len(_read_log(tmp_path / "resumed" / "log.csv")) == 6
+    again = genetic(fitness, fitness.genome, settings, tmp_path / "again", progress=False)
+    assert again.best == straight.best
+    out = tmp_path / "straight"
+    assert (out / "fitness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    tuned = config_from_dict(__import__("tomllib").loads((out / "tuned.toml").read_text()))
+    assert tuned == fitness.genome.decode(straight.best)
+
+
+def test_simulated_annealing_improves_and_resumes(positions: Path, tmp_path: Path) -> None:
+    fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
+    settings = AnnealSettings(steps=300, t_start=1e-4, t_end=1e-8, seed=2)
+    straight = anneal(fitness, fitness.genome, settings, tmp_path / "a", progress=False)
+    assert straight.best_fitness > straight.base_fitness
+    anneal(fitness, fitness.genome, AnnealSettings(steps=150, t_start=1e-4, t_end=1e-8, seed=2), tmp_path / "b",
+           progress=False)
+    # A resumed run continues the schedule of its own settings: the same steps.
+    resumed = anneal(fitness, fitness.genome, settings, tmp_path / "b", resume=True, progress=False)
+    assert len(_read_log(tmp_path / "b" / "log.csv")) == len(_read_log(tmp_path / "a" / "log.csv"))
+    assert resumed.best_fitness >= resumed.base_fitness
+
+
+# ---------------------------------------------------------------------- the games
+
+
+def _small_games_fitness(**kwargs: object) -> GameFitness:
+    genome = Genome({"eval.pieces.bishop_pair": (0.0, 100.0)})
+    return GameFitness(genome, GameSettings(nodes=150, pairs=1, workers=2), **kwargs)  # type: ignore[arg-type]
+
+
+def test_games_fitness_plays_each_candidate_against_the_base() -> None:
+    fitness = _small_games_fitness()
+    scores = fitness(torch.tensor([[60.0, 90.0], [0.0, 0.0]]), 0)
+    assert scores.shape == (2,) and all(0.0 <= float(s) <= 1.0 for s in scores)
+    assert fitness.games == 4 and fitness.evaluations == 2
+    assert fitness.openings(0) == fitness.openings(0) and fitness.openings(0) != fitness.openings(1)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_games_fitness_on_a_local_ray_instance() -> None:
+    """A Ray head started here (and only this one stopped afterwards): the
+    candidates' games are played by Ray's worker processes."""
+    ray = pytest.importorskip("ray")
+    ray_command = shutil.which("ray") or str(Path(sys.executable).parent / "ray")
+    port = _free_port()
+    folder = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
+    head = subprocess.Popen(
+        [ray_command, "start", "--head", "--block", "--port", str(port), "--num-cpus", "2",
+         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={folder}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # wait for the head to accept clients
+            try:
+                ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
+                ray.shutdown()
+                break
+            except Exception:
+                if time.monotonic() > deadline or head.poll() is not None:
+                    raise
+                time.sleep(1)
+        fitness = _small_games_fitness(ray_address=f"127.0.0.1:{port}")
+        scores = fitness(torch.tensor([[60.0, 90.0], [0.0, 0.0]]), 0)
+        fitness.close()
+        assert scores.shape == (2,) and fitness.games == 4
+        assert fitness.workers and all(not where.endswith(f":{os.getpid()}") for where in fitness.workers)
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        head.wait(timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------- adopt
+
+
+def test_adopted_weights_become_the_defaults(tmp_path: Path) -> None:
+    import blitzaco.config as config_module
+
+    tuned = config_from_dict({
+        "eval": {"pawns": {"isolated": [-14, -21], "passed": [[0, 0], [5, 11], [7, 17], [15, 31], [31, 56], [56, 96],
+                                                                [91, 151], [0, 0]]},
+                 "pst": {"knight_mg": [i - 32 for i in range(64)]}, "king": {"attack_weight": [9, 8, 13, 21]},
+                 "spectral": {"entropy": -77.5}},
+        "search": {"futility_margin": 120},
+    })
+    copy = tmp_path / "config_copy.py"
+    copy.write_text(Path(config_module.__file__).read_text())
+    assert adopt(tuned, copy) == 6
+    spec = importlib.util.spec_from_file_location("config_copy", copy)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["config_copy"] = module
+    spec.loader.exec_module(module)
+    assert module.dump_toml() == dump_toml(tuned)
+    # Nothing to change: the text stays byte for byte.
+    text = Path(config_module.__file__).read_text()
+    assert adopt_source(text, Config()) == (text, 0)
+
+
+def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[genome]\n"eval.pawns.isolated" = [-60, 10]\n"eval.tempo" = [0, 40]\n[ga]\npopulation = 6\n')
+    script = ROOT / "scripts" / "tune.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "ga", "--data", str(positions), "--spec", str(spec), "--generations", "2",
+         "--out", str(tmp_path / "run"), "--quiet"], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "candidates" in result.stdout and (tmp_path / "run" / "tuned.toml").is_file()
+    shipped = (ROOT / "config.toml").read_text()
+    assert shipped == dump_toml(Config())  # the run did not touch the shipped file
+    missing = subprocess.run([sys.executable, str(script), "ga", "--out", str(tmp_path / "x")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "--data" in missing.stderr
