@@ -126,6 +126,25 @@ def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: P
         PositionFitness(data, Genome(SMALL, other))
 
 
+def test_split_and_l2_penalty(positions: Path) -> None:
+    data = PositionSet.load(positions)
+    first, last = data.split(0.25)
+    assert len(first) + len(last) == len(data) and len(last) == round(len(data) * 0.25)
+    assert list(last.fen) == list(data.fen[len(first):])
+    genome = Genome(SMALL)
+    whole = PositionFitness(data, genome, k=1.0)
+    parts = [PositionFitness(part, genome, k=1.0) for part in (first, last)]
+    base = whole.theta0.unsqueeze(0)
+    combined = sum(float(p.error(base)[0]) * p.count for p in parts) / len(data)
+    assert combined == pytest.approx(float(whole.error(base)[0]), rel=1e-5)
+    penalised = PositionFitness(data, genome, k=1.0, l2=0.5)
+    moved = base.clone()
+    moved[0, 0] += 35.0  # half the range of pawns.isolated's gene
+    plain = float(whole(moved)[0])
+    assert float(penalised(moved)[0]) == pytest.approx(plain - 0.5 * 0.25 / len(genome), rel=1e-5)
+    assert float(penalised(base)[0]) == pytest.approx(float(whole(base)[0]))
+
+
 def test_sigmoid_scale_is_fitted(positions: Path) -> None:
     fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
     base = fitness.theta0.unsqueeze(0)

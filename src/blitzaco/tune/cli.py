@@ -117,17 +117,20 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     genome = spec.genome(base)
     fitness: object
+    check = None
     if args.fitness == "positions":
         if not args.data:
             print("tune: the positions fitness needs --data (make it with: tune.py positions)", file=sys.stderr)
             return 2
-        data = PositionSet.load(args.data, spec.positions.max_positions)
+        data, held_out = PositionSet.load(args.data, spec.positions.max_positions).split(spec.positions.held_out)
         try:
-            fitness = PositionFitness(data, genome, spec.positions.k)
+            fitness = PositionFitness(data, genome, spec.positions.k, spec.positions.l2)
+            check = PositionFitness(held_out, genome, fitness.k) if len(held_out) else None
         except ValueError as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2
-        print(f"{len(data)} positions, {len(genome)} genes, sigmoid scale k = {fitness.k:.4f}", file=sys.stderr)
+        print(f"{len(data)} positions to fit, {len(held_out)} held out, {len(genome)} genes, "
+              f"sigmoid scale k = {fitness.k:.4f}", file=sys.stderr)
     else:
         fitness = GameFitness(genome, spec.games, ray_address=args.ray)
     out = Path(args.out)
@@ -148,8 +151,21 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
     rate = 60 * result.evaluations / result.seconds if result.seconds else 0.0
     print(f"fitness {result.base_fitness:.6f} -> {result.best_fitness:.6f}; {result.evaluations} candidates in "
           f"{result.seconds:.1f} s ({rate:.0f} per minute)")
+    if args.fitness == "positions" and check is not None:
+        base_error, best_error = check.error(torch.stack([check.theta0, torch.tensor(result.best)])).tolist()
+        print(f"held-out Texel error {base_error:.6f} -> {best_error:.6f} ({len(held_out)} positions)")
+        _note(out / "summary.json", held_out_error=[base_error, best_error], k=check.k)
     if isinstance(fitness, GameFitness):
         print(f"{fitness.games} games ({60 * fitness.games / result.seconds:.1f} per minute) "
               f"played by {len(fitness.workers)} worker processes")
     print(f"written: {out / 'tuned.toml'}, {out / 'log.csv'}, {out / 'fitness.png'}, {out / 'summary.json'}")
     return 0
+
+
+def _note(path: Path, **values: object) -> None:
+    """Add *values* to a run's summary.json."""
+    import json
+
+    summary = json.loads(path.read_text())
+    summary.update(values)
+    path.write_text(json.dumps(summary, indent=2))

@@ -6,7 +6,9 @@ is better.
   between each position's game result and ``1 / (1 + 10 ** (-k * eval / 400))``,
   where *eval* is the static evaluation (White's view) rebuilt from the position's
   feature counts, in one batch for the whole population (thousands of candidates
-  per second). Only weights that enter the evaluation linearly can be tuned this way.
+  per second); optionally minus an l2 penalty on the distance from the base weights,
+  which keeps rarely seen weights (a queen with 27 safe squares) from drifting on
+  noise. Only weights that enter the evaluation linearly can be tuned this way.
 * :class:`GameFitness`: the points each candidate scores in a mini-match against the
   base configuration at fixed nodes, through the match runner; candidates play in
   parallel, as threads driving engine processes on this machine or as tasks on a
@@ -53,7 +55,7 @@ def texel_error(evals: torch.Tensor, results: torch.Tensor, k: float) -> torch.T
 class PositionFitness:
     """Minus the Texel error of each candidate on a :class:`PositionSet`."""
 
-    def __init__(self, data: PositionSet, genome: Genome, k: float = 0.0) -> None:
+    def __init__(self, data: PositionSet, genome: Genome, k: float = 0.0, l2: float = 0.0) -> None:
         base = config_from_dict(tomllib.loads(data.config_toml))
         if base != genome.base:
             raise ValueError(
@@ -77,6 +79,8 @@ class PositionFitness:
         self.eg_weight = ((24.0 - phase) / 24.0 * scale / 64.0).unsqueeze(1)
         self.results = torch.from_numpy(data.result.astype("float32"))
         self.k = k if k > 0 else self.fit_k()
+        self.l2 = l2
+        self.span = (torch.tensor(genome.upper) - torch.tensor(genome.lower)).clamp(min=1e-9)
         self.evaluations = 0
 
     def evals(self, population: torch.Tensor) -> torch.Tensor:
@@ -90,8 +94,13 @@ class PositionFitness:
         return texel_error(self.evals(population), self.results, self.k if k is None else k)
 
     def __call__(self, population: torch.Tensor, round: int = 0) -> torch.Tensor:
+        """Minus the error, and minus the l2 penalty on the distance from the base
+        weights (in shares of each gene's range) when one is set."""
         self.evaluations += len(population)
-        return -self.error(population)
+        fitness = -self.error(population)
+        if self.l2:
+            fitness -= self.l2 * (((population - self.theta0) / self.span) ** 2).mean(dim=1)
+        return fitness
 
     def fit_k(self) -> float:
         """The sigmoid scale that best fits the base weights (golden-section search)."""

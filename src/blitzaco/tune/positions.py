@@ -198,6 +198,21 @@ class PositionSet:
     def __len__(self) -> int:
         return len(self.result)
 
+    def split(self, held_out: float) -> tuple[PositionSet, PositionSet]:
+        """(first part, last *held_out* share) of the positions. The positions of a
+        game are stored together, so the two parts share at most one game."""
+        cut = len(self) - int(round(len(self) * held_out))
+        first, last = self.rows < cut, self.rows >= cut
+
+        def part(mask: np.ndarray, rows: np.ndarray, window: slice) -> PositionSet:
+            return PositionSet(
+                self.names, rows, self.cols[mask], self.vals[mask], self.result[window], self.phase[window],
+                self.scale[window], self.mg[window], self.eg[window], self.fen[window], self.config_toml,
+            )
+
+        return (part(first, self.rows[first], slice(0, cut)),
+                part(last, self.rows[last] - cut, slice(cut, len(self))))
+
     def dense(self, features: list[str]) -> np.ndarray:
         """The counts of *features* (columns) for every position (rows); a feature
         that never occurs is a column of zeros."""

@@ -232,6 +232,8 @@ class AnnealSettings:
 class PositionSettings:
     k: float = 0.0  # scale of the sigmoid; 0: fitted to the base weights first
     max_positions: int = 0  # 0: all
+    held_out: float = 0.2  # last share of the positions kept out of the fit, to measure it
+    l2: float = 0.0  # penalty: l2 * mean(((gene - base) / range) ** 2) added to the error
 
 
 @dataclass(frozen=True)
