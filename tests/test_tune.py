@@ -122,8 +122,10 @@ def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: P
     with pytest.raises(ValueError, match="linearly"):
         PositionFitness(data, Genome({"eval.king.attack_weight": (0, 40)}))
     other = config_from_dict({"eval": {"pawns": {"doubled": [-30, -30]}}})
-    with pytest.raises(ValueError, match="traced with other weights"):
+    with pytest.raises(ValueError, match="traced with other evaluation weights"):
         PositionFitness(data, Genome(SMALL, other))
+    # Settings outside the evaluation do not matter to the trace.
+    PositionFitness(data, Genome(SMALL, config_from_dict({"pheromone": {"enabled": False}})))
 
 
 def test_split_and_l2_penalty(positions: Path) -> None:

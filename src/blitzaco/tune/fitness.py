@@ -57,9 +57,9 @@ class PositionFitness:
 
     def __init__(self, data: PositionSet, genome: Genome, k: float = 0.0, l2: float = 0.0) -> None:
         base = config_from_dict(tomllib.loads(data.config_toml))
-        if base != genome.base:
+        if base.eval != genome.base.eval:
             raise ValueError(
-                "the position set was traced with other weights than the genome's base config; "
+                "the position set was traced with other evaluation weights than the genome's base config; "
                 "extract it again with these weights (or tune from the weights it was made with)"
             )
         for gene in genome.genes:
