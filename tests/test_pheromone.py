@@ -124,7 +124,8 @@ def test_uci_reports_a_corrupt_or_missing_file_and_plays_on(uci: UciProcess, tmp
 
 
 def _engine(**pheromone: object) -> Engine:
-    engine = Engine(config_from_dict({"pheromone": pheromone}) if pheromone else Config())
+    """An engine with the pheromone memory on (it is off by default), book off."""
+    engine = Engine(config_from_dict({"pheromone": {"enabled": True, **pheromone}}))
     engine.own_book = False
     return engine
 
@@ -185,8 +186,11 @@ def test_learning_needs_a_named_file_and_creates_it(tmp_path: Path) -> None:
 def test_learning_on_quit_through_uci(tmp_path: Path) -> None:
     path = tmp_path / "learnt.bin"
     write_memory(path, {})
+    config = tmp_path / "on.toml"
+    config.write_text("[pheromone]\nenabled = true\n")
     uci = UciProcess()
     uci.handshake()
+    uci.send(f"setoption name ConfigFile value {config}")
     uci.send(f"setoption name PheromoneFile value {path}")
     uci.send("setoption name PheromoneLearning value true")
     uci.send("setoption name OwnBook value false")

@@ -614,7 +614,10 @@ class PheromoneConfig:
     evaporation. The memory has a long-term part (loaded from the PheromoneFile, kept
     across games) and a per-game part (cleared by ucinewgame)."""
 
-    enabled: bool = _param(True, "Keep the memory: lay trails, and use them for move ordering and evaluation.")
+    enabled: bool = _param(
+        False, "Keep the memory: lay trails, and use them for move ordering and evaluation. Off by default: at "
+        "10 s + 0.1 s it scored -10.4 +/- 35.8 Elo against the engine without it (200 games; README)."
+    )
     evaporation: float = _param(0.95, "Factor applied to every trail at each search.", lo=0.0, hi=1.0)
     deposit: float = _param(
         0.1, "Pheromone laid on the first move of the best line after each iteration.", lo=0.0, hi=10.0
