@@ -203,3 +203,17 @@ def test_engine_plays_the_bundled_book_by_default(uci: UciProcess) -> None:
     uci.send("setoption name OwnBook value false")
     uci.send("go depth 2")
     assert not any("book move" in line for line in uci.read_until("bestmove"))
+
+
+def test_a_source_checkout_finds_its_own_assets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a checkout with PYTHONPATH=src (no installed ``blitzaco.assets``), the
+    engine still finds the checkout's book and pheromone memory, and nothing else."""
+    import blitzaco.bundled as bundled
+
+    def not_installed(package: str) -> None:
+        raise ModuleNotFoundError(package)
+
+    monkeypatch.setattr(bundled.resources, "files", not_installed)
+    assert bundled.bundled_file("book.bin") == (ROOT / "assets" / "book.bin").resolve()
+    assert bundled.bundled_file("pheromone.bin") == (ROOT / "assets" / "pheromone.bin").resolve()
+    assert bundled.bundled_file("no-such-file.bin") is None

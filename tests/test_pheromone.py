@@ -14,7 +14,7 @@ import pytest
 from uci_driver import ENGINE_COMMAND, UciProcess
 
 from blitzaco.colony import train
-from blitzaco.config import Config, PheromoneConfig, config_from_dict
+from blitzaco.config import PheromoneConfig, config_from_dict
 from blitzaco.engine import Engine
 from blitzaco.movepick import ordered_moves
 from blitzaco.pheromone import MAGIC, PheromoneFileError, Trails, read_memory, write_memory

@@ -1,5 +1,6 @@
 """Where the data files shipped with the engine are: ``assets/`` installed as the
-package ``blitzaco.assets``, or unpacked beside a frozen build's files."""
+package ``blitzaco.assets``, unpacked beside a frozen build's files, or, when the
+engine runs from a source checkout (``PYTHONPATH=src``), the checkout's ``assets/``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from importlib import resources
 from pathlib import Path
 
 __all__ = ["bundled_file"]
+
+# src/blitzaco/bundled.py -> the checkout's top folder
+_CHECKOUT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
 def bundled_file(name: str) -> Path | None:
@@ -19,5 +23,8 @@ def bundled_file(name: str) -> Path | None:
     try:
         found = resources.files("blitzaco.assets").joinpath(name)
     except (ModuleNotFoundError, TypeError):
-        return None
+        # Not installed: a source checkout run with PYTHONPATH=src (a worktree of an
+        # older commit in a match, say) still finds its own book and memory.
+        path = _CHECKOUT_ASSETS / name
+        return path if path.is_file() else None
     return Path(str(found)) if found.is_file() else None

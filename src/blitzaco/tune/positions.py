@@ -20,7 +20,6 @@ import random
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import chess
@@ -28,6 +27,7 @@ import chess.pgn
 import numpy as np
 
 from blitzaco.book import read_database
+from blitzaco.bundled import bundled_file
 from blitzaco.config import Config, dump_toml
 from blitzaco.evaluate import Evaluator
 from blitzaco.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
@@ -41,7 +41,9 @@ RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 def tuning_openings(count: int, seed: int = 1, random_plies: int = 2) -> list[Opening]:
     """*count* openings: a line of the engine's opening database (weighted by its
     weight) cut after 4 plies or more, then *random_plies* random legal moves."""
-    database = Path(str(resources.files("blitzaco.assets").joinpath("openings.txt")))
+    database = bundled_file("openings.txt")
+    if database is None:
+        raise FileNotFoundError("the opening database assets/openings.txt is not installed")
     lines, _ = read_database(database)
     rng = random.Random(seed)
     openings: list[Opening] = []
