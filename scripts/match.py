@@ -11,13 +11,16 @@ Example (the current checkout against an older one in a git worktree, SPRT):
         --sprt 0 5 --pgn runs/new-vs-base.pgn
 
 Engines are given as cutechess-cli does: name=, cmd= (quoted), option.NAME=VALUE,
-env.VAR=VALUE and dir=. The logic lives in blitzaco.match; this is its front end.
+env.VAR=VALUE and dir=, either as separate words after --engine (as above) or as
+one quoted string (--engine 'name=new cmd="python -m blitzaco"'). The logic lives
+in blitzaco.match; this is its front end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 
 from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
@@ -26,7 +29,9 @@ from blitzaco.match.stats import Sprt
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", action="append", required=True, metavar="SPEC", help="twice: first, second")
+    parser.add_argument(
+        "--engine", action="append", nargs="+", required=True, metavar="SPEC", help="twice: first, second"
+    )
     parser.add_argument("--openings", required=True, help="EPD or PGN file; each opening is played twice")
     parser.add_argument("--games", type=int, default=100, help="games to play (rounded up to pairs)")
     parser.add_argument("--concurrency", type=int, default=1, help="game pairs played at once")
@@ -47,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if len(args.engine) != 2:
         parser.error("give --engine exactly twice")
-    first, second = (EngineSpec.parse(text) for text in args.engine)
+    first, second = (EngineSpec.parse(_spec_text(words)) for words in args.engine)
     if args.tc:
         match_limit = MatchLimit.parse(args.tc)
     elif args.nodes:
@@ -76,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report.as_dict(), handle, indent=2)
     return 0
+
+
+def _spec_text(words: list[str]) -> str:
+    """One engine's SPEC: a single quoted string as it is, separate words (the shell
+    has already removed their quotes) quoted again so that a cmd= with spaces
+    stays one field."""
+    return words[0] if len(words) == 1 else shlex.join(words)
 
 
 if __name__ == "__main__":

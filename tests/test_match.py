@@ -201,6 +201,40 @@ def test_command_line_front_end(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["wins"] == 4
 
 
+def test_command_line_takes_engine_words_as_cutechess_does(tmp_path: Path) -> None:
+    """--engine name=X cmd="..." as separate words (the documented example) and as
+    one quoted string give the same engines."""
+    good = f"cmd={sys.executable} {HERE / 'fake_engine.py'} good"
+    run = subprocess.run(
+        [
+            sys.executable, str(HERE.parent / "scripts" / "match.py"),
+            "--engine", "name=first", good,
+            "--engine", f"name=second cmd='{sys.executable} {HERE / 'fake_engine.py'} illegal'",
+            "--openings", str(DATA / "openings.epd"), "--games", "2", "--nodes", "10", "--quiet",
+        ],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Score of first vs second: 2 - 0 - 0" in run.stdout
+
+
+def test_an_option_the_engine_refuses_leaves_no_process_behind() -> None:
+    """An engine that rejects a setoption loses the game on a fault and is closed: no
+    orphan process keeps the front end's output open (it used to hang here)."""
+    run = subprocess.run(
+        [
+            sys.executable, str(HERE.parent / "scripts" / "match.py"),
+            "--engine", f"name=first cmd='{sys.executable} {HERE / 'fake_engine.py'} good' option.Hash=16",
+            "--engine", f"name=second cmd='{sys.executable} {HERE / 'fake_engine.py'} good'",
+            "--openings", str(DATA / "openings.epd"), "--games", "2", "--nodes", "10", "--quiet",
+        ],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Score of first vs second: 0 - 2 - 0" in run.stdout
+    assert "does not support option Hash" in run.stdout
+
+
 def test_repetition_ends_the_game_only_when_it_has_happened() -> None:
     from blitzaco.match.runner import _outcome
 

@@ -89,7 +89,11 @@ class EngineSpec:
         env = {**os.environ, **dict(self.env)} if self.env else None
         engine = chess.engine.SimpleEngine.popen_uci(list(self.command), timeout=60, env=env, cwd=self.cwd)
         if self.options:
-            engine.configure(dict(self.options))
+            try:
+                engine.configure(dict(self.options))
+            except BaseException:
+                engine.close()  # an option it refuses: do not leave the process behind
+                raise
         return engine
 
 
