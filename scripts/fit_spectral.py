@@ -91,9 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     errors = np.sqrt(np.diag(sigma2 * np.linalg.inv(gram)))
     # Out of sample: the spectral advantage has no intercept in the engine.
     predicted = x[test] @ weights
-    residual = y[test]
-    explained = 1.0 - float(((residual - predicted) ** 2).sum()) / float(((residual - residual.mean()) ** 2).sum())
-    print(f"{len(y)} positions ({len(yt)} fit, {len(residual)} held out), reference depth {args.depth}")
+    target = y[test]
+    explained = 1.0 - float(((target - predicted) ** 2).sum()) / float(((target - target.mean()) ** 2).sum())
+    print(f"{len(y)} positions ({len(yt)} fit, {len(target)} held out), reference depth {args.depth}")
     print(f"{'feature':16s} {'weight':>9s} {'± s.e.':>8s}   (centipawns per unit)")
     for name, weight, error in zip(FEATURES, weights, errors, strict=True):
         print(f"{name:16s} {weight:9.2f} {error:8.2f}")
