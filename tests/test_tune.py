@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import socket
@@ -126,6 +127,25 @@ def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: P
         PositionFitness(data, Genome(SMALL, other))
     # Settings outside the evaluation do not matter to the trace.
     PositionFitness(data, Genome(SMALL, config_from_dict({"pheromone": {"enabled": False}})))
+
+
+def test_held_out_share_is_a_random_sample_of_the_games(positions: Path, tmp_path: Path) -> None:
+    """Two files of games with opposite results (two matches under different
+    conditions): the held-out last share holds games of both, and the same seed
+    gives the same set."""
+    games = (positions.parent / "games.pgn").read_text().strip().split("\n\n[Event")
+    games = [g if g.startswith("[Event") else "[Event" + g for g in games]
+    files = []
+    for name, result in (("white.pgn", "1-0"), ("black.pgn", "0-1")):
+        text = "\n\n".join(re.sub(r'\[Result "[^"]*"\]', f'[Result "{result}"]', g) for g in games * 4)
+        (tmp_path / name).write_text(text + "\n")
+        files.append(tmp_path / name)
+    counts = [extract(files, tmp_path / f"set{i}.npz", seed=seed) for i, seed in enumerate((1, 1, 2))]
+    assert counts[0] == counts[1] == counts[2] > 0
+    sets = [PositionSet.load(tmp_path / f"set{i}.npz") for i in range(3)]
+    _, last = sets[0].split(0.25)
+    assert set(last.result.tolist()) == {0.0, 1.0}
+    assert list(sets[0].fen) == list(sets[1].fen) and list(sets[0].fen) != list(sets[2].fen)
 
 
 def test_split_and_l2_penalty(positions: Path) -> None:

@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     positions.add_argument("pgn", nargs="+")
     positions.add_argument("--skip", type=int, default=10, help="plies left out at the start of each game")
     positions.add_argument("--config", help="weights to trace with (default: the built-in ones)")
+    positions.add_argument("--seed", type=int, default=1, help="shuffles the order of the games")
     positions.add_argument("--out", required=True, help=".npz file to write")
 
     for name, text in (("ga", "genetic algorithm"), ("anneal", "simulated annealing")):
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "positions":
         from blitzaco.tune.positions import extract
 
-        count = extract(args.pgn, args.out, config=base, skip=args.skip,
+        count = extract(args.pgn, args.out, config=base, skip=args.skip, seed=args.seed,
                         progress=lambda n: print(f"{n} positions", file=sys.stderr, flush=True))
         print(f"{count} quiet positions written to {args.out}")
         return 0

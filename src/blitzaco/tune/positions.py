@@ -102,24 +102,33 @@ def _quiet(board: chess.Board) -> bool:
     return not any(move.promotion for move in board.generate_legal_moves(board.pawns))
 
 
-def _positions(pgn_path: Path, skip: int) -> Iterator[tuple[chess.Board, float]]:
+def _games(pgn_path: Path) -> Iterator[chess.pgn.Game]:
     with open(pgn_path, encoding="utf-8") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
-            result = RESULTS.get(game.headers.get("Result", "*"))
-            if result is None:
-                continue
-            board = game.board()
-            for ply, move in enumerate(game.mainline_moves()):
-                board.push(move)
-                if ply + 1 >= skip and not board.is_game_over() and _quiet(board):
-                    yield board.copy(stack=False), result
+            yield game
+
+
+def _positions(game: chess.pgn.Game, skip: int) -> Iterator[tuple[chess.Board, float]]:
+    result = RESULTS.get(game.headers.get("Result", "*"))
+    if result is None:
+        return
+    board = game.board()
+    for ply, move in enumerate(game.mainline_moves()):
+        board.push(move)
+        if ply + 1 >= skip and not board.is_game_over() and _quiet(board):
+            yield board.copy(stack=False), result
 
 
 def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | None = None, skip: int = 10,
-            progress: Callable[[int], None] | None = None) -> int:
+            seed: int = 1, progress: Callable[[int], None] | None = None) -> int:
     """Write the quiet positions of the games in *pgn_paths* (after *skip* plies)
     with their feature traces at *config*'s weights to *out* (``.npz``). Returns the
-    number of positions."""
+    number of positions.
+
+    The games are stored in an order shuffled by *seed*, the positions of each game
+    together: the last share that :meth:`PositionSet.split` holds out is then a
+    random sample of the games, not the last file (a set made of several matches
+    would otherwise be tested on one match's conditions only)."""
     config = config if config is not None else Config()
     evaluator = Evaluator(config.eval)
     tempo = config.eval.tempo
@@ -133,8 +142,10 @@ def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | No
     mgs: list[int] = []
     egs: list[int] = []
     fens: list[str] = []
-    for path in pgn_paths:
-        for board, result in _positions(Path(path), skip):
+    games = [game for path in pgn_paths for game in _games(Path(path))]
+    random.Random(seed).shuffle(games)
+    for game in games:
+        for board, result in _positions(game, skip):
             trace = evaluator.trace(board)
             row = len(results)
             for name, (white, black) in trace.features.items():
@@ -202,7 +213,8 @@ class PositionSet:
 
     def split(self, held_out: float) -> tuple[PositionSet, PositionSet]:
         """(first part, last *held_out* share) of the positions. The positions of a
-        game are stored together, so the two parts share at most one game."""
+        game are stored together, so the two parts share at most one game, and the
+        games in shuffled order, so the last share is a random sample of them."""
         cut = len(self) - int(round(len(self) * held_out))
         first, last = self.rows < cut, self.rows >= cut
 
