@@ -64,6 +64,8 @@ def test_genome_refuses_what_it_cannot_tune(bounds: dict) -> None:
 def test_spec_loading(tmp_path: Path) -> None:
     spec = load_spec(default_spec_path())
     assert len(spec.genome()) > 150 and spec.ga.population > 1
+    scalars = load_spec(default_spec_path().with_name("scalar_spec.toml"))
+    assert len(scalars.genome()) == 52 and set(scalars.bounds) < set(spec.bounds)
     bad = tmp_path / "bad.toml"
     for text, key in (('[ga]\npopulaton = 3\n', "ga.populaton"), ('[genome]\n"eval.tempo" = 3\n', "eval.tempo"),
                       ('[gaa]\n', "gaa"), ('[ga]\npopulation = "many"\n', "ga.population")):
