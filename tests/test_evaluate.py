@@ -232,7 +232,8 @@ def test_eval_table_format() -> None:
     material = next(line for line in lines if line.strip().startswith("Material"))
     assert material.split("|")[3].split() == ["0.00", "0.00"]
     total = next(line for line in lines if line.strip().startswith("Total"))
-    assert total.split("|")[3].split() == ["0.15", "0.05"]  # the rows add up: only the tempo differs
+    tempo = Config().eval.tempo  # the rows add up: in the start position only the tempo differs
+    assert total.split("|")[3].split() == [f"{tempo[0] / 100:.2f}", f"{tempo[1] / 100:.2f}"]
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/K6k w - - 0 1", "4k3/8/8/8/8/8/8/4K3 b - - 0 1"])
