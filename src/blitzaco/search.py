@@ -235,6 +235,13 @@ class Search:
             try:
                 for pv_index in range(self.multipv):
                     self._aspiration(depth, pv_index)
+                if self.multipv > 1:
+                    # A later line can score above an earlier one (each excludes the
+                    # lines before it, and the tables differ by then): order them, as
+                    # Stockfish does, so that line 1 is the best move.
+                    self.root_moves[: self.multipv] = sorted(
+                        self.root_moves[: self.multipv], key=lambda rm: -rm.score
+                    )
             except SearchStopped:
                 self.stopped = True
                 self._unwind()
