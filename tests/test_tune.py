@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -86,6 +87,17 @@ def positions(tmp_path_factory: pytest.TempPathFactory) -> Path:
     count = extract([folder / "games.pgn"], folder / "positions.npz")
     assert count > 50
     return folder / "positions.npz"
+
+
+def test_selfplay_games_are_all_different(positions: Path) -> None:
+    """Two identical engines at fixed nodes replay a game when the colours swap: each
+    game has its own opening, so no game is stored twice."""
+    with open(positions.parent / "games.pgn", encoding="utf-8") as handle:
+        games = []
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(tuple(game.mainline_moves()))
+    assert len(games) == 6
+    assert len(set(games)) == 6
 
 
 def test_tuning_openings_differ_and_are_playable() -> None:

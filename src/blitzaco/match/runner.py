@@ -542,10 +542,15 @@ def play_match(
     sprt: Sprt | None = None,
     pgn_path: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    opening_per_game: bool = False,
 ) -> MatchReport:
     """Play up to *games* games (rounded up to whole pairs) and report. Openings are
     used in order, each for one pair; the first engine has White in the first game
-    of each pair. Stops early when the SPRT decides."""
+    of each pair. Stops early when the SPRT decides.
+
+    With *opening_per_game* each game of a pair takes the next opening instead: a
+    match of an engine against an identical deterministic copy (self-play at fixed
+    nodes) would otherwise play every game twice."""
     if first.name == second.name:
         raise ValueError("the two engines need different names")
     pairs = (games + 1) // 2
@@ -568,10 +573,13 @@ def play_match(
         if stop.is_set():
             return
         mine, theirs = seat_pair()
-        opening = openings[index % len(openings)]
+        if opening_per_game:
+            first_opening, second_opening = (openings[(2 * index + side) % len(openings)] for side in (0, 1))
+        else:
+            first_opening = second_opening = openings[index % len(openings)]
         records = [
-            play_game(mine, theirs, opening, limit, adjudication, 2 * index + 1),
-            play_game(theirs, mine, opening, limit, adjudication, 2 * index + 2),
+            play_game(mine, theirs, first_opening, limit, adjudication, 2 * index + 1),
+            play_game(theirs, mine, second_opening, limit, adjudication, 2 * index + 2),
         ]
         with lock:
             report.add_pair(records)

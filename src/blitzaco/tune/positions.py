@@ -78,7 +78,9 @@ def selfplay(
     progress: Callable[[str], None] | None = None,
 ) -> MatchReport:
     """Play *games* games of the engine (with *config*, default the built-in one)
-    against itself at *nodes* per move, book off, into *pgn_path*."""
+    against itself at *nodes* per move, book off, into *pgn_path*. Each game has
+    its own opening: two identical engines at fixed nodes replay a game move for move
+    when the colours are swapped."""
     pgn_path = Path(pgn_path)
     pgn_path.parent.mkdir(parents=True, exist_ok=True)
     options: list[tuple[str, object]] = [("OwnBook", False)]
@@ -88,9 +90,9 @@ def selfplay(
         options.append(("ConfigFile", str(config_path)))
     first = EngineSpec("BlitzACO-A", engine, tuple(options))
     second = EngineSpec("BlitzACO-B", engine, tuple(options))
-    openings = tuning_openings((games + 1) // 2, seed)
+    openings = tuning_openings(2 * ((games + 1) // 2), seed)
     return play_match(first, second, openings, MatchLimit(nodes=nodes), games, concurrency=concurrency,
-                      pgn_path=pgn_path, progress=progress)
+                      pgn_path=pgn_path, progress=progress, opening_per_game=True)
 
 
 def _quiet(board: chess.Board) -> bool:
