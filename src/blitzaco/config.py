@@ -128,7 +128,7 @@ class SearchConfig:
     futility_depth: int = _param(3, "Largest depth where futility pruning applies (plies).", lo=0, hi=100)
     futility_margin: int = _param(110, "Futility margin per ply of depth (centipawns).", lo=0, hi=10000)
     late_move_pruning: bool = _param(
-        True, "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
+        False, "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
         "late_move_pruning_base + depth^2."
     )
     late_move_pruning_depth: int = _param(4, "Largest depth where late-move pruning applies (plies).", lo=0, hi=100)
@@ -144,7 +144,7 @@ class SearchConfig:
     lmr_base: float = _param(0.75, "Constant part of the reduction (plies).", lo=-10.0, hi=10.0)
     lmr_divisor: float = _param(2.25, "Divisor of the logarithmic part of the reduction.", lo=0.1, hi=100.0)
     internal_iterative_reduction: bool = _param(
-        True, "Search one ply shallower where the table has no move to try first."
+        False, "Search one ply shallower where the table has no move to try first."
     )
     iir_min_depth: int = _param(4, "Smallest depth where internal iterative reduction applies (plies).", lo=1, hi=100)
     see_ordering: bool = _param(
@@ -152,11 +152,11 @@ class SearchConfig:
     )
     qsearch_see_pruning: bool = _param(True, "Skip captures that lose material in the quiescence search.")
     delta_pruning: bool = _param(
-        True, "Skip quiescence captures that cannot lift the score to alpha even with a margin."
+        False, "Skip quiescence captures that cannot lift the score to alpha even with a margin."
     )
     delta_margin: int = _param(200, "Delta-pruning margin over the captured piece (centipawns).", lo=0, hi=10000)
     killers: bool = _param(True, "Try two quiet moves that caused cutoffs at the same ply early.")
-    counter_moves: bool = _param(True, "Try the quiet move that last refuted the opponent's previous move early.")
+    counter_moves: bool = _param(False, "Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param(True, "Order quiet moves by how often they caused cutoffs (history heuristic).")
     root_filter: bool = _param(
         False, "Game-theoretic root filter after the search: the best root candidates are scored by minimax, by "
