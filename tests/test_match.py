@@ -285,3 +285,38 @@ def test_adjudication_parses_the_command_line_forms() -> None:
     for resign, draw in (("1000", None), (None, "10:8"), ("a:b", None)):
         with pytest.raises(ValueError):
             Adjudication.parse(resign, draw)
+
+
+def test_pgn_balance_counts_material_pawns_and_depth(tmp_path: Path) -> None:
+    """scripts/pgn_balance.py: the named player's balance at the asked plies, from
+    its own side, and the median depth of the moves' comments, over its games only."""
+    # White wins a pawn (ply 3), Black wins it back (ply 6), White wins a knight (ply 11).
+    moves = ["e4", "d5", "exd5", "Nf6", "d4", "Nxd5", "c4", "Nb4", "a3", "N8c6", "axb4"]
+    pgn = ""
+    for white, black, step in (("Hero", "Other", 1), ("X", "Y", 10)):
+        game = chess.pgn.Game()
+        game.headers["White"], game.headers["Black"] = white, black
+        node: chess.pgn.GameNode = game
+        for number, san in enumerate(moves, 1):
+            node = node.add_variation(node.board().parse_san(san), comment=f"+0.10/{number * step} 0.01s")
+        pgn += str(game) + "\n\n"
+    path = tmp_path / "games.pgn"
+    path.write_text(pgn, encoding="utf-8")
+    script = Path(__file__).resolve().parent.parent / "scripts" / "pgn_balance.py"
+
+    def run(player: str) -> list[str]:
+        command = [sys.executable, str(script), str(path), "--player", player, "--plies", "3", "6", "11", "20"]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+
+    assert run("Hero") == [
+        "1 games of Hero",
+        "ply 3: 1 games, material +1.00, pawns +1.00",
+        "ply 6: 1 games, material +0.00, pawns +0.00",
+        "ply 11: 1 games, material +3.00, pawns +0.00",
+        "median depth 6 over 11 moves",
+    ]
+    assert run("Other")[1:4] == [
+        "ply 3: 1 games, material -1.00, pawns -1.00",
+        "ply 6: 1 games, material +0.00, pawns +0.00",
+        "ply 11: 1 games, material -3.00, pawns +0.00",
+    ]

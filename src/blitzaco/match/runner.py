@@ -574,7 +574,8 @@ def play_match(
             return
         mine, theirs = seat_pair()
         if opening_per_game:
-            first_opening, second_opening = (openings[(2 * index + side) % len(openings)] for side in (0, 1))
+            first_opening = openings[2 * index % len(openings)]
+            second_opening = openings[(2 * index + 1) % len(openings)]
         else:
             first_opening = second_opening = openings[index % len(openings)]
         records = [
