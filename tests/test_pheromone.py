@@ -208,11 +208,11 @@ def test_marked_quiet_moves_come_after_killers_and_before_history() -> None:
     marked = encode_move(chess.Move.from_uci("a2a3"))
     history = [0] * 8192
     history[1 << 12 | encode_move(chess.Move.from_uci("h2h3"))] = 1000
-    order = [encode_move(m) for m, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, {marked: 0.3})]
+    order = [code for code, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, {marked: 0.3})]
     captures = [encode_move(m) for m in board.generate_pseudo_legal_captures()]
     assert order.index(killer) < order.index(marked) < order.index(encode_move(chess.Move.from_uci("h2h3")))
     assert all(order.index(code) < order.index(marked) for code in captures if code in order[:3])
-    plain = [encode_move(m) for m, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, None)]
+    plain = [code for code, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, None)]
     assert plain.index(marked) > plain.index(encode_move(chess.Move.from_uci("h2h3")))
 
 

@@ -24,7 +24,7 @@ def _random_walk(board: chess.Board, rng: random.Random, plies: int):
         if not moves:
             return
         special = [m for m in moves if pos.board.is_castling(m) or pos.board.is_en_passant(m) or m.promotion]
-        pos.push(rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves))
+        pos.push_move(rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves))
         yield pos
         if rng.random() < 0.15:
             pos.pop()
@@ -44,6 +44,46 @@ def test_incremental_state_matches_a_fresh_computation(seed: int) -> None:
                 assert pos.key == chess.polyglot.zobrist_hash(pos.board), pos.board.fen()
 
 
+def _state(board: chess.Board) -> tuple[object, ...]:
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        tuple(board.occupied_co), board.occupied, board.turn, board.clean_castling_rights(), board.ep_square,
+        board.halfmove_clock, board.fullmove_number,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_make_unmake_leaves_the_board_as_python_chess_does(seed: int) -> None:
+    """The search's own make/unmake against python-chess's push/pop, as the reference,
+    over random games of standard chess and Chess960 (castling both ways, en passant,
+    every promotion) with null moves and take-backs: every field the search or
+    python-chess's queries read must agree after every push and every pop."""
+    rng = random.Random(seed)
+    for game in range(20):
+        start = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        pos = Position(start, EVALUATOR.psq)
+        reference = start.copy()
+        for _ in range(200):
+            moves = list(reference.legal_moves)
+            if not moves:
+                break
+            if rng.random() < 0.05 and not reference.is_check():
+                pos.push_null()
+                reference.push(chess.Move.null())
+            else:
+                special = [m for m in moves if reference.is_castling(m) or reference.is_en_passant(m) or m.promotion]
+                move = rng.choice(special) if special and rng.random() < 0.6 else rng.choice(moves)
+                pos.push_move(move)
+                reference.push(move)
+            assert _state(pos.board) == _state(reference), reference.fen()
+            assert pos.key == compute_key(reference), reference.fen()
+            if rng.random() < 0.2:
+                pos.pop()
+                reference.pop()
+                assert _state(pos.board) == _state(reference), reference.fen()
+                assert pos.key == compute_key(reference), reference.fen()
+
+
 def test_history_is_replayed_and_pop_restores() -> None:
     board = chess.Board()
     for uci in ["e2e4", "g8f6", "e4e5", "f6g8", "b1c3", "f7f5"]:  # f7f5 leaves an en passant capture on f6
@@ -55,7 +95,7 @@ def test_history_is_replayed_and_pop_restores() -> None:
     assert len(pos.keys) == 3 and pos.root_index == 2
     pos = Position(board, EVALUATOR.psq)
     key = pos.key
-    pos.push(chess.Move.from_uci("e5f6"))
+    pos.push_move(chess.Move.from_uci("e5f6"))
     assert pos.ply == 1
     pos.pop()
     assert pos.key == key and pos.board.fen() == board.fen()
@@ -70,7 +110,7 @@ def test_keys_differ_for_every_distinct_position_of_a_perft_tree() -> None:
         assert seen.setdefault(pos.key, epd) == epd
         if depth:
             for move in list(pos.board.legal_moves):
-                pos.push(move)
+                pos.push_move(move)
                 walk(depth - 1)
                 pos.pop()
 
@@ -87,21 +127,21 @@ def _play(board: chess.Board, moves: str) -> chess.Board:
 def test_repetition_inside_the_search_is_a_draw_at_once() -> None:
     pos = Position(chess.Board(), EVALUATOR.psq)
     for uci in "g1f3 g8f6 f3g1".split():
-        pos.push(chess.Move.from_uci(uci))
+        pos.push_move(chess.Move.from_uci(uci))
         assert not pos.is_repetition()
-    pos.push(chess.Move.from_uci("f6g8"))  # the root position again, 4 plies later
+    pos.push_move(chess.Move.from_uci("f6g8"))  # the root position again, 4 plies later
     assert not pos.is_repetition(), "a return to the root itself is only the second occurrence"
-    pos.push(chess.Move.from_uci("g1f3"))  # repeats the position after the first move
+    pos.push_move(chess.Move.from_uci("g1f3"))  # repeats the position after the first move
     assert pos.is_repetition()
 
 
 def test_repetition_of_game_history_needs_a_third_occurrence() -> None:
     shuffle = "g1f3 g8f6 f3g1 f6g8 "
     once = Position(_play(chess.Board(), shuffle), EVALUATOR.psq)
-    once.push(chess.Move.from_uci("g1f3"))  # second time this position occurs
+    once.push_move(chess.Move.from_uci("g1f3"))  # second time this position occurs
     assert not once.is_repetition()
     twice = Position(_play(chess.Board(), shuffle * 2), EVALUATOR.psq)
-    twice.push(chess.Move.from_uci("g1f3"))  # third time
+    twice.push_move(chess.Move.from_uci("g1f3"))  # third time
     assert twice.is_repetition()
 
 
@@ -109,7 +149,7 @@ def test_irreversible_moves_cut_the_repetition_window() -> None:
     board = _play(chess.Board(), "g1f3 g8f6 f3g1 f6g8 e2e4 e7e5")
     pos = Position(board, EVALUATOR.psq)
     for uci in "g1f3 g8f6 f3g1 f6g8 g1f3".split():
-        pos.push(chess.Move.from_uci(uci))
+        pos.push_move(chess.Move.from_uci(uci))
     assert pos.is_repetition()  # after e4 e5 the shuffle repeats inside the search
     early = Position(_play(chess.Board(), "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8 e2e4"), EVALUATOR.psq)
     assert not early.is_repetition()
@@ -125,7 +165,7 @@ def test_history_before_the_last_irreversible_move_is_not_replayed() -> None:
     assert pos.keys[0] == pos.keys[4] == chess.polyglot.zobrist_hash(board)  # after e2e4, twice
     assert (pos.mg, pos.eg, pos.phase) == EVALUATOR.sums(board) and pos.board.fen() == board.fen()
     for uci in "g8f6 g1f3 f6g8".split():
-        pos.push(chess.Move.from_uci(uci))
+        pos.push_move(chess.Move.from_uci(uci))
         assert not pos.is_repetition()
-    pos.push(chess.Move.from_uci("f3g1"))  # the third occurrence
+    pos.push_move(chess.Move.from_uci("f3g1"))  # the third occurrence
     assert pos.is_repetition()

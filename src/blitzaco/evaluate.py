@@ -73,9 +73,20 @@ _KING_ATT = chess.BB_KING_ATTACKS
 _DIAG_MASKS, _DIAG_ATT = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
 _FILE_MASKS, _FILE_ATT = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
 _RANK_MASKS, _RANK_ATT = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_BB_FILES = chess.BB_FILES
 _FLIP = chess.flip_vertical
 _DIST = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+
+
+#: A (midgame, endgame) pair packed in one integer, mg << _PACK_SHIFT plus eg, so
+#: that a sum of pairs costs one addition; exact while every endgame sum stays
+#: within +-_PACK_HALF centipawns.
+_PACK_SHIFT = 20
+_PACK_HALF = 1 << (_PACK_SHIFT - 1)
+_PACK_MASK = (1 << _PACK_SHIFT) - 1
+
+
+def _pack(mg: int, eg: int) -> int:
+    return (mg << _PACK_SHIFT) + eg
 
 
 def _north_fill(bb: int) -> int:
@@ -118,8 +129,10 @@ def _shield(square: int, color: bool) -> int:
 
 
 _SHIELD = ([_shield(sq, chess.BLACK) for sq in chess.SQUARES], [_shield(sq, chess.WHITE) for sq in chess.SQUARES])
-#: The king's file and its neighbours, as file masks, by square.
-_KING_FILES = [tuple(_BB_FILES[f] for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in chess.SQUARES]
+#: The king's file and its neighbours, as their squares on the first rank, by square.
+_KING_FILES = [
+    sum(chess.BB_SQUARES[f] for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in chess.SQUARES
+]
 #: The seventh and eighth ranks, by colour.
 _SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
 _EIGHTH = (chess.BB_RANK_1, chess.BB_RANK_8)
@@ -179,11 +192,11 @@ class Evaluator:
         self._eval_cache: dict[int, int] = {}
         pieces, king = config.pieces, config.king
         self._mobility = (pieces.mobility_knight, pieces.mobility_bishop, pieces.mobility_rook, pieces.mobility_queen)
+        self._mobility_packed = tuple(tuple(_pack(m, e) for m, e in table) for table in self._mobility)
         self._attack_weight = king.attack_weight
-        self._threats = tuple(
-            (getattr(pieces, name), f"pieces.{name}")
-            for name in ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
-        )
+        threat_names = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
+        self._threat_weights = tuple(getattr(pieces, name) for name in threat_names)
+        self._threat_names = tuple(f"pieces.{name}" for name in threat_names)
         self._attacker_scale = king.attacker_scale
         material = config.material
         #: Non-pawn material by piece type, for the endgame scale rules (midgame values).
@@ -311,39 +324,44 @@ class Evaluator:
             eg -= e
 
         # King safety.
-        m, e = self._king(chess.WHITE, wk, wp, pawns, b_units, b_attackers, trace)
+        m, e = self._king(chess.WHITE, wk, wp, w_files, b_files, b_units, b_attackers, trace)
         mg += m
         eg += e
-        m, e = self._king(chess.BLACK, bk, bp, pawns, w_units, w_attackers, trace)
+        m, e = self._king(chess.BLACK, bk, bp, b_files, w_files, w_units, w_attackers, trace)
         mg -= m
         eg -= e
 
-        # Threats.
+        # Threats, both sides written out (a loop over the two costs more here).
         minors_up = ~(pawns | kings) & _ALL
         majors = board.rooks | board.queens
         queens = board.queens
-        threats = self._threats
-        for color, att, minor_att, rook_att, pawn_att, theirs, their_att in (
-            (chess.WHITE, w_att, w_minor, w_rook, wpa, black, b_att),
-            (chess.BLACK, b_att, b_minor, b_rook, bpa, white, w_att),
-        ):
-            targets = theirs & minors_up
-            counts = (
-                (pawn_att & targets).bit_count(),
-                (minor_att & theirs & majors).bit_count(),
-                (rook_att & theirs & queens).bit_count(),
-                (att & targets & ~their_att).bit_count(),
-            )
-            for (weight, name), count in zip(threats, counts, strict=True):
-                if count:
-                    if color:
-                        mg += weight[0] * count
-                        eg += weight[1] * count
-                    else:
-                        mg -= weight[0] * count
-                        eg -= weight[1] * count
-                    if trace is not None:
-                        trace.add("Threats", color, weight, count, name)
+        (by_pawn, by_minor, by_rook, hanging), names = self._threat_weights, self._threat_names
+        w_targets = black & minors_up
+        b_targets = white & minors_up
+        w_counts = (
+            (wpa & w_targets).bit_count(),
+            (w_minor & black & majors).bit_count(),
+            (w_rook & black & queens).bit_count(),
+            (w_att & w_targets & ~b_att).bit_count(),
+        )
+        b_counts = (
+            (bpa & b_targets).bit_count(),
+            (b_minor & white & majors).bit_count(),
+            (b_rook & white & queens).bit_count(),
+            (b_att & b_targets & ~w_att).bit_count(),
+        )
+        a, b, c, d = w_counts
+        e, f, g, h = b_counts
+        mg += by_pawn[0] * (a - e) + by_minor[0] * (b - f) + by_rook[0] * (c - g) + hanging[0] * (d - h)
+        eg += by_pawn[1] * (a - e) + by_minor[1] * (b - f) + by_rook[1] * (c - g) + hanging[1] * (d - h)
+        if trace is not None:
+            for weight, name, white_count, black_count in zip(
+                self._threat_weights, names, w_counts, b_counts, strict=True
+            ):
+                if white_count:
+                    trace.add("Threats", chess.WHITE, weight, white_count, name)
+                if black_count:
+                    trace.add("Threats", chess.BLACK, weight, black_count, name)
         return mg, eg
 
     def _pawn_structure(self, wp: int, bp: int, trace: Trace | None) -> tuple[int, ...]:
@@ -370,6 +388,9 @@ class Evaluator:
         purpose: a helper call per piece would cost more than the repetition."""
         pieces = self.config.pieces
         mob_n, mob_b, mob_r, mob_q = self._mobility
+        # Mobility summed packed (see _pack): one addition a piece instead of two.
+        pk_n, pk_b, pk_r, pk_q = self._mobility_packed
+        mobility = 0
         w_n, w_b, w_r, w_q = self._attack_weight
         occupied = board.occupied
         mg = eg = 0
@@ -377,14 +398,12 @@ class Evaluator:
 
         bb = board.knights & ours
         while bb:
-            sq = (bb & -bb).bit_length() - 1
-            bb &= bb - 1
+            sq = bb.bit_length() - 1
+            bb ^= 1 << sq
             att = _KNIGHT_ATT[sq]
             minor |= att
             n = (att & area).bit_count()
-            m, e = mob_n[n]
-            mg += m
-            eg += e
+            mobility += pk_n[n]
             if outposts >> sq & 1:
                 mg += pieces.knight_outpost[0]
                 eg += pieces.knight_outpost[1]
@@ -406,14 +425,12 @@ class Evaluator:
             if trace is not None:
                 trace.add("Bishops", color, pieces.bishop_pair, 1, "pieces.bishop_pair")
         while bb:
-            sq = (bb & -bb).bit_length() - 1
-            bb &= bb - 1
+            sq = bb.bit_length() - 1
+            bb ^= 1 << sq
             att = _DIAG_ATT[sq][_DIAG_MASKS[sq] & occupied]
             minor |= att
             n = (att & area).bit_count()
-            m, e = mob_b[n]
-            mg += m
-            eg += e
+            mobility += pk_b[n]
             if outposts >> sq & 1:
                 mg += pieces.bishop_outpost[0]
                 eg += pieces.bishop_outpost[1]
@@ -430,14 +447,12 @@ class Evaluator:
 
         bb = board.rooks & ours
         while bb:
-            sq = (bb & -bb).bit_length() - 1
-            bb &= bb - 1
+            sq = bb.bit_length() - 1
+            bb ^= 1 << sq
             att = _RANK_ATT[sq][_RANK_MASKS[sq] & occupied] | _FILE_ATT[sq][_FILE_MASKS[sq] & occupied]
             rook_attacks |= att
             n = (att & area).bit_count()
-            m, e = mob_r[n]
-            mg += m
-            eg += e
+            mobility += pk_r[n]
             bit = 1 << sq
             weight, name = None, ""
             if bit & open_files:
@@ -466,8 +481,8 @@ class Evaluator:
         bb = board.queens & ours
         queen_attacks = 0
         while bb:
-            sq = (bb & -bb).bit_length() - 1
-            bb &= bb - 1
+            sq = bb.bit_length() - 1
+            bb ^= 1 << sq
             att = (
                 _DIAG_ATT[sq][_DIAG_MASKS[sq] & occupied]
                 | _RANK_ATT[sq][_RANK_MASKS[sq] & occupied]
@@ -475,9 +490,7 @@ class Evaluator:
             )
             queen_attacks |= att
             n = (att & area).bit_count()
-            m, e = mob_q[n]
-            mg += m
-            eg += e
+            mobility += pk_q[n]
             z = att & zone
             if z:
                 attackers += 1
@@ -487,6 +500,9 @@ class Evaluator:
             if trace is not None:
                 trace.add("Mobility", color, mob_q[n], 1, f"pieces.mobility_queen[{n}]")
         attacks = minor | rook_attacks | queen_attacks
+        mobility_eg = ((mobility + _PACK_HALF) & _PACK_MASK) - _PACK_HALF
+        mg += (mobility - mobility_eg) >> _PACK_SHIFT
+        eg += mobility_eg
         return mg, eg, attacks, minor, rook_attacks, units, attackers
 
     def _passers(
@@ -521,19 +537,19 @@ class Evaluator:
         return mg, eg
 
     def _king(
-        self, color: bool, king: int, own_pawns: int, pawns: int, units: int, attackers: int, trace: Trace | None
+        self, color: bool, king: int, own_pawns: int, own_files: int, their_files: int, units: int, attackers: int,
+        trace: Trace | None,
     ) -> tuple[int, int]:
-        """Shelter and attack of one side's king (its own view)."""
+        """Shelter and attack of one side's king (its own view). *own_files* and
+        *their_files*: the files holding each side's pawns, filled."""
         cfg = self.config.king
         shield = (own_pawns & _SHIELD[color][king]).bit_count()
         mg = cfg.shield[0] * shield
         eg = cfg.shield[1] * shield
-        semi = opened = 0
-        for mask in _KING_FILES[king]:
-            if not pawns & mask:
-                opened += 1
-            elif not own_pawns & mask:
-                semi += 1
+        # The king's file and its neighbours, one square of each on the first rank.
+        files = _KING_FILES[king]
+        opened = (files & ~(own_files | their_files)).bit_count()
+        semi = (files & ~own_files & their_files).bit_count()
         mg += cfg.semi_open_file[0] * semi + cfg.open_file[0] * opened
         eg += cfg.semi_open_file[1] * semi + cfg.open_file[1] * opened
         penalty = units * self._attacker_scale[min(attackers, 7)] // 100

@@ -17,18 +17,34 @@ Moves are passed around encoded as integers (see :func:`blitzaco.tt.encode_move`
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 
 import chess
 
 from blitzaco.tt import decode_move
 
-__all__ = ["SEE_VALUES", "see_ge", "ordered_moves", "capture_moves", "mvv_lva", "CheckTest"]
+__all__ = [
+    "SEE_VALUES", "see_ge", "see_code_ge", "ordered_moves", "capture_moves", "evasions", "CheckTest",
+    "attacked_by", "is_check", "was_into_check", "legality_masks",
+]
 
 #: Piece values for the exchange evaluation, by piece type (centipawns; the king is
 #: never captured, its value only has to exceed everything else).
 SEE_VALUES = (0, 100, 320, 330, 500, 950, 20000)
+
+# A capture waiting to be sorted is one integer,
+#     mvv_lva << 28 | (2047 - index) << 16 | risky << 15 | code,
+# so that the list sorts as plain integers (several times cheaper than tuples by a key
+# function): most valuable victim first, then the cheaper attacker, then generation
+# order (as a stable sort would keep it; the order decides which tree is searched).
+_KEY_SHIFT = 28
+_RISKY_FLAG = 1 << 15
+_CODE_MASK = _RISKY_FLAG - 1
+#: ``_RISKY[attacker][victim]``: only a capture by a more valuable piece can lose
+#: the exchange, so only those are checked by SEE (the flag as it sits in an entry).
+_RISKY = tuple(
+    tuple(_RISKY_FLAG if SEE_VALUES[attacker] > SEE_VALUES[victim] else 0 for victim in range(7)) for attacker in range(7)
+)
 
 _BB_SQUARES = chess.BB_SQUARES
 _BB_ALL = chess.BB_ALL
@@ -38,8 +54,21 @@ _KING_ATTACKS = chess.BB_KING_ATTACKS
 _DIAG_MASKS, _DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
 _FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
 _RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN
+#: Squares a bishop, rook or queen on each square reaches on an empty board: a piece
+#: with no victim on its rays needs no attack lookup.
+_DIAG_RAYS = [_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES]
+_LINE_RAYS = [_RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] for sq in chess.SQUARES]
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = (
+    chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+)
 _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+_NOT_FILE_A = ~chess.BB_FILE_A & chess.BB_ALL
+_NOT_FILE_H = ~chess.BB_FILE_H & chess.BB_ALL
+#: The rank a pawn about to promote stands on, and the rank from which it can
+#: capture en passant, by colour.
+_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
+_EP_RANKS = (chess.BB_RANK_4, chess.BB_RANK_5)
+
 #: Sort key of a quiet move with a pheromone trail: above every history score.
 PRIOR_BASE = 1 << 40
 
@@ -48,31 +77,85 @@ def _code(move: chess.Move) -> int:
     return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
 
 
-def mvv_lva(board: chess.Board, move: chess.Move) -> int:
-    """Ordering key of a capture or promotion: victim first, then the cheaper attacker."""
-    victim = board.piece_type_at(move.to_square) or (_PAWN if board.is_en_passant(move) else 0)
-    attacker = board.piece_type_at(move.from_square) or 0
-    return victim * 8 - attacker + (move.promotion or 0) * 8
+def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) -> bool:
+    """Whether *color* attacks *square* (python-chess's ``is_attacked_by`` without
+    building the whole attacker set: each piece kind is tried in turn and the first
+    hit answers)."""
+    them = board.occupied_co[color]
+    if _KNIGHT_ATTACKS[square] & board.knights & them or _PAWN_ATTACKS[not color][square] & board.pawns & them:
+        return True
+    occupied = board.occupied
+    queens = board.queens & them
+    if _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & (board.bishops & them | queens):
+        return True
+    if (_RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]) & (
+        board.rooks & them | queens
+    ):
+        return True
+    return bool(_KING_ATTACKS[square] & board.kings & them)
+
+
+def is_check(board: chess.Board) -> bool:
+    """Whether the side to move is in check (``board.is_check()``, cheaper)."""
+    us = board.turn
+    king = board.kings & board.occupied_co[us]
+    return bool(king) and attacked_by(board, not us, king.bit_length() - 1)
+
+
+def was_into_check(board: chess.Board) -> bool:
+    """Whether the move just made left its own king attacked (``was_into_check``)."""
+    us = board.turn
+    king = board.kings & board.occupied_co[not us]
+    return bool(king) and attacked_by(board, us, king.bit_length() - 1)
+
+
+def _piece_type(board: chess.Board, bb: int) -> int:
+    """The type of the piece on the one square of *bb* (0: empty); cheaper than
+    ``piece_type_at`` for a square already in hand as a bitboard."""
+    if board.pawns & bb:
+        return _PAWN
+    if board.knights & bb:
+        return _KNIGHT
+    if board.bishops & bb:
+        return _BISHOP
+    if board.rooks & bb:
+        return _ROOK
+    if board.queens & bb:
+        return _QUEEN
+    if board.kings & bb:
+        return _KING
+    return 0
 
 
 def see_ge(board: chess.Board, move: chess.Move, threshold: int = 0) -> bool:
     """Whether the exchange started by *move* on its target square wins at least
     *threshold* centipawns, both sides recapturing with their least valuable piece
     (x-rays included, pins ignored). Castling, en passant and promotions count 0."""
-    frm, to = move.from_square, move.to_square
-    if move.promotion or board.is_castling(move):
+    return see_code_ge(board, _code(move), threshold)
+
+
+def see_code_ge(board: chess.Board, code: int, threshold: int = 0) -> bool:
+    """:func:`see_ge` for a move given as its code."""
+    frm, to = code & 63, code >> 6 & 63
+    from_bb, to_bb = _BB_SQUARES[frm], _BB_SQUARES[to]
+    if code >> 12:
         return threshold <= 0
-    victim = board.piece_type_at(to)
-    if victim is None:  # en passant or a quiet move
-        return threshold <= (SEE_VALUES[_PAWN] if board.is_en_passant(move) else 0)
+    us = board.turn
+    if board.kings & from_bb and (
+        abs((to & 7) - (frm & 7)) > 1 or board.rooks & board.occupied_co[us] & to_bb
+    ):  # castling
+        return threshold <= 0
+    victim = _piece_type(board, to_bb)
+    if not victim:  # en passant or a quiet move
+        en_passant = to == board.ep_square and board.pawns & from_bb and (to - frm) & 7
+        return threshold <= (SEE_VALUES[_PAWN] if en_passant else 0)
     swap = SEE_VALUES[victim] - threshold
     if swap < 0:
         return False
-    attacker = board.piece_type_at(frm)
-    swap = SEE_VALUES[attacker] - swap  # type: ignore[index]
+    swap = SEE_VALUES[_piece_type(board, from_bb)] - swap
     if swap <= 0:
         return True
-    occupied = board.occupied ^ _BB_SQUARES[frm] ^ _BB_SQUARES[to]
+    occupied = board.occupied ^ from_bb ^ to_bb
     pawns, knights, kings = board.pawns, board.knights, board.kings
     diagonal = board.bishops | board.queens
     straight = board.rooks | board.queens
@@ -85,7 +168,7 @@ def see_ge(board: chess.Board, move: chess.Move, threshold: int = 0) -> bool:
         | (_DIAG_ATTACKS[to][_DIAG_MASKS[to] & occupied] & diagonal)
         | ((_RANK_ATTACKS[to][_RANK_MASKS[to] & occupied] | _FILE_ATTACKS[to][_FILE_MASKS[to] & occupied]) & straight)
     )
-    side = board.turn
+    side = us
     result = 1
     while True:
         side = not side
@@ -137,33 +220,151 @@ def see_ge(board: chess.Board, move: chess.Move, threshold: int = 0) -> bool:
     return bool(result)
 
 
-def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[chess.Move]:
-    """Pseudo-legal captures of pieces on *targets* (en passant only when all are
-    targets), every capture by a promoting pawn, and quiet queen promotions; most
-    valuable victim first. Under-promotions are left out."""
-    scored = []
-    piece_type_at = board.piece_type_at
+def _captures(
+    board: chess.Board, victims: chess.Bitboard, from_mask: chess.Bitboard, ep_mask: chess.Bitboard,
+    late: list[int] | None,
+) -> list[int]:
+    """Pseudo-legal captures of the pieces on *victims* by our pieces on *from_mask*
+    (and en passant captures when the en passant square is on *ep_mask*), as sort
+    entries (see ``_KEY_SHIFT``) in the order python-chess generates them: pieces by square from h8 down, pawns after them, en
+    passant last. The order matters: sorting is stable, so it breaks ties, and a
+    different order would search a different tree. *risky*: a capture by a more
+    valuable piece, the only kind whose exchange can lose. Promotions by capture come
+    as the queen's; the under-promotions go to *late*, or nowhere when it is None."""
     us = board.turn
-    promoting = board.pawns & board.occupied_co[us] & (chess.BB_RANK_7 if us else chess.BB_RANK_2)
-    captures = board.generate_pseudo_legal_captures(_BB_ALL, targets)
-    if promoting and targets != _BB_ALL:
-        extra = board.occupied_co[not us] & ~targets
-        captures = itertools.chain(captures, board.generate_pseudo_legal_captures(promoting, extra))
-    for move in captures:
-        if move.promotion and move.promotion != _QUEEN:
-            continue
-        victim = piece_type_at(move.to_square) or _PAWN  # en passant
-        attacker: int = piece_type_at(move.from_square)  # type: ignore[assignment]
-        scored.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
+    ours = board.occupied_co[us]
+    occupied = board.occupied
+    pawns, knights, bishops, rooks, queens = board.pawns, board.knights, board.bishops, board.rooks, board.queens
+    out: list[int] = []
+    append = out.append
+    pieces = ours & ~pawns & from_mask
+    while pieces:
+        frm = pieces.bit_length() - 1
+        bit = 1 << frm
+        pieces ^= bit
+        if knights & bit:
+            attacker, targets = _KNIGHT, _KNIGHT_ATTACKS[frm] & victims
+        elif bishops & bit:
+            if not _DIAG_RAYS[frm] & victims:
+                continue
+            attacker, targets = _BISHOP, _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & victims
+        elif rooks & bit:
+            if not _LINE_RAYS[frm] & victims:
+                continue
+            attacker = _ROOK
+            targets = (
+                _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
+            ) & victims
+        elif queens & bit:
+            attacker = _QUEEN
+            targets = 0
+            if _DIAG_RAYS[frm] & victims:
+                targets = _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & victims
+            if _LINE_RAYS[frm] & victims:
+                targets |= (
+                    _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
+                ) & victims
+        else:
+            attacker, targets = _KING, _KING_ATTACKS[frm] & victims
+        while targets:
+            to = targets.bit_length() - 1
+            target = 1 << to
+            targets ^= target
+            if pawns & target:
+                victim = _PAWN
+            elif knights & target:
+                victim = _KNIGHT
+            elif bishops & target:
+                victim = _BISHOP
+            elif rooks & target:
+                victim = _ROOK
+            elif queens & target:
+                victim = _QUEEN
+            else:  # only in an illegal position (the side not to move in check)
+                victim = _KING
+            append((victim * 8 - attacker) << _KEY_SHIFT | (2047 - len(out)) << 16 | _RISKY[attacker][victim] | frm | to << 6)
+    our_pawns = pawns & ours & from_mask
+    if not our_pawns:
+        return out
+    # Only the pawns that attack a victim (same order: from h8 down).
+    if us:
+        capturers = our_pawns & (((victims & _NOT_FILE_A) >> 9) | ((victims & _NOT_FILE_H) >> 7))
+    else:
+        capturers = our_pawns & (((victims & _NOT_FILE_H) << 9) | ((victims & _NOT_FILE_A) << 7))
+    pawn_attacks = _PAWN_ATTACKS[us]
+    while capturers:
+        frm = capturers.bit_length() - 1
+        capturers ^= 1 << frm
+        targets = pawn_attacks[frm] & victims
+        while targets:
+            to = targets.bit_length() - 1
+            target = 1 << to
+            targets ^= target
+            if knights & target:
+                victim = _KNIGHT
+            elif bishops & target:
+                victim = _BISHOP
+            elif rooks & target:
+                victim = _ROOK
+            elif queens & target:
+                victim = _QUEEN
+            elif pawns & target:
+                victim = _PAWN
+            else:
+                victim = _KING
+            code = frm | to << 6
+            if target & _BACKRANKS:
+                append((victim * 8 - _PAWN + _QUEEN * 8) << _KEY_SHIFT | (2047 - len(out)) << 16 | code | _QUEEN << 12)
+                if late is not None:
+                    late.append(code | _ROOK << 12)
+                    late.append(code | _BISHOP << 12)
+                    late.append(code | _KNIGHT << 12)
+            else:
+                append((victim * 8 - _PAWN) << _KEY_SHIFT | (2047 - len(out)) << 16 | code)
+    ep_square = board.ep_square
+    if ep_square and _BB_SQUARES[ep_square] & ep_mask & ~occupied:
+        for frm in _scan(our_pawns & _PAWN_ATTACKS[not us][ep_square] & _EP_RANKS[us]):
+            append((_PAWN * 8 - _PAWN) << _KEY_SHIFT | (2047 - len(out)) << 16 | frm | ep_square << 6)
+    return out
+
+
+def _scan(bb: int) -> Iterator[int]:
+    """The squares of *bb*, from h8 down (python-chess's ``scan_reversed``)."""
+    while bb:
+        square = bb.bit_length() - 1
+        bb ^= 1 << square
+        yield square
+
+
+def _queen_pushes(board: chess.Board, promoting: chess.Bitboard) -> list[int]:
+    """Quiet promotions to a queen of the pawns on *promoting*, from h8 down."""
+    free = ~board.occupied & _BACKRANKS
+    targets = (promoting << 8 if board.turn else promoting >> 8) & free
+    step = -8 if board.turn else 8
+    return [to + step | to << 6 | _QUEEN << 12 for to in _scan(targets)]
+
+
+def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[tuple[int, bool]]:
+    """Pseudo-legal captures of pieces on *targets* (en passant only when all are
+    targets), every capture by a promoting pawn, and quiet queen promotions, as move
+    codes; most valuable victim first. Under-promotions are left out. Each code comes
+    with whether its exchange can lose (a capture by a more valuable piece): only
+    those need :func:`see_code_ge`, the others never lose material."""
+    us = board.turn
+    theirs = board.occupied_co[not us]
+    scored = _captures(board, theirs & targets, _BB_ALL, targets, None)
+    promoting = board.pawns & board.occupied_co[us] & _SEVENTH[us]
     if promoting:
-        for move in board.generate_pseudo_legal_moves(promoting, ~board.occupied & _BACKRANKS):
-            if move.promotion == _QUEEN:
-                scored.append((_QUEEN * 8, move))
-    scored.sort(key=_first, reverse=True)
-    return [move for _, move in scored]
+        if targets != _BB_ALL:
+            for entry in _captures(board, theirs & ~targets, promoting, 0, None):
+                scored.append(entry & ~(2047 << 16) | (2047 - len(scored)) << 16)
+        for code in _queen_pushes(board, promoting):
+            scored.append((_QUEEN * 8) << _KEY_SHIFT | (2047 - len(scored)) << 16 | code)
+    scored.sort(reverse=True)
+    return [(entry & _CODE_MASK, bool(entry & _RISKY_FLAG)) for entry in scored]
 
 
-def _first(item: tuple[int, chess.Move] | tuple[int, chess.Move, bool]) -> int:
+def _first(item: tuple[int, int] | tuple[int, int, bool]) -> int:
     return item[0]
 
 
@@ -175,48 +376,42 @@ def ordered_moves(
     history: list[int],
     use_see: bool = True,
     prior: dict[int, float] | None = None,
-) -> Iterator[tuple[chess.Move, bool]]:
-    """All pseudo-legal moves in stages, each with whether it is tactical (a capture
-    or a promotion). *history* is indexed by ``side << 12 | from << 6 | to``.
-    *prior*: pheromone levels by move code; marked quiet moves come first among the
-    quiet moves, strongest first."""
-    piece_type_at = board.piece_type_at
-    theirs = board.occupied_co[not board.turn]
+) -> Iterator[tuple[int, bool]]:
+    """All pseudo-legal moves in stages, as move codes, each with whether it is
+    tactical (a capture or a promotion). *history* is indexed by
+    ``side << 12 | from << 6 | to``. *prior*: pheromone levels by move code; marked
+    quiet moves come first among the quiet moves, strongest first."""
+    us = board.turn
+    theirs = board.occupied_co[not us]
     if tt_move:
         move = decode_move(tt_move)
         if move is not None and board.is_pseudo_legal(move):
-            yield move, bool(move.promotion or theirs & _BB_SQUARES[move.to_square] or board.is_en_passant(move))
+            yield tt_move, bool(move.promotion or theirs & _BB_SQUARES[move.to_square] or board.is_en_passant(move))
 
     # captures and promotions
-    tactical: list[tuple[int, chess.Move, bool]] = []
-    late: list[chess.Move] = []  # losing captures and under-promotions
-    for move in board.generate_pseudo_legal_captures():
-        if _code(move) == tt_move:
-            continue
-        if move.promotion and move.promotion != _QUEEN:
-            late.append(move)
-            continue
-        victim = piece_type_at(move.to_square) or _PAWN  # en passant
-        attacker: int = piece_type_at(move.from_square)  # type: ignore[assignment]
-        # Only a capture by a more valuable piece can lose the exchange.
-        risky = not move.promotion and SEE_VALUES[attacker] > SEE_VALUES[victim]
-        tactical.append((victim * 8 - attacker + (move.promotion or 0) * 8, move, risky))
-    us = board.turn
-    promoting = board.pawns & board.occupied_co[us] & (chess.BB_RANK_7 if us else chess.BB_RANK_2)
+    late: list[int] = []  # losing captures and under-promotions
+    tactical = _captures(board, theirs, _BB_ALL, _BB_ALL, late)
+    index = len(tactical)  # the next generation index (the table move may leave a gap)
+    if tt_move:
+        tactical = [entry for entry in tactical if entry & _CODE_MASK != tt_move]
+        late = [code for code in late if code != tt_move]
+    promoting = board.pawns & board.occupied_co[us] & _SEVENTH[us]
     if promoting:
-        for move in board.generate_pseudo_legal_moves(promoting, ~board.occupied & _BACKRANKS):
-            if _code(move) == tt_move:
-                continue
-            if move.promotion == _QUEEN:
-                tactical.append((_QUEEN * 8, move, False))
-            else:
-                late.append(move)
-    tactical.sort(key=_first, reverse=True)
-    for _, move, risky in tactical:
-        if use_see and risky and not see_ge(board, move):
-            late.append(move)
+        for code in _queen_pushes(board, promoting):
+            if code != tt_move:
+                tactical.append((_QUEEN * 8) << _KEY_SHIFT | (2047 - index) << 16 | code)
+                index += 1
+            for under in (_ROOK, _BISHOP, _KNIGHT):
+                under_code = code ^ (_QUEEN ^ under) << 12
+                if under_code != tt_move:
+                    late.append(under_code)
+    tactical.sort(reverse=True)
+    for entry in tactical:
+        code = entry & _CODE_MASK
+        if use_see and entry & _RISKY_FLAG and not see_code_ge(board, code):
+            late.append(code)
             continue
-        yield move, True
+        yield code, True
 
     # killers and the counter-move
     specials = []
@@ -231,37 +426,85 @@ def ordered_moves(
                 and not board.is_en_passant(move)
             ):
                 specials.append(code)
-                yield move, False
+                yield code, False
 
-    # quiet moves by history
+    # quiet moves by history, generated in python-chess's order (see _captures)
     base = us << 12
-    ep_square = board.ep_square
-    quiets = []
-    for move in board.generate_pseudo_legal_moves(_BB_ALL, ~board.occupied & _BB_ALL):
-        if move.promotion:
-            continue
-        to = move.to_square
-        code = move.from_square | to << 6
-        if code == tt_move or code in specials:
-            continue
-        if to == ep_square and board.pawns & _BB_SQUARES[move.from_square] and (to - move.from_square) & 7:
-            continue  # en passant: already among the captures
-        quiets.append((history[base | code], move))
-    if board.castling_rights & board.occupied_co[us]:
+    ours = board.occupied_co[us]
+    occupied = board.occupied
+    empty = ~occupied & _BB_ALL
+    pawns, knights, bishops, rooks, queens = board.pawns, board.knights, board.bishops, board.rooks, board.queens
+    skip = specials + [tt_move] if tt_move else specials
+    # Each quiet move as one sort key, history << 16 | (65535 - its index): sorting
+    # plain integers is several times cheaper than sorting tuples by a key function,
+    # and the index keeps equal histories in generation order, as a stable sort would.
+    codes: list[int] = []
+    keys: list[int] = []
+    add_code = codes.append
+    add_key = keys.append
+    pieces = ours & ~pawns
+    while pieces:
+        frm = pieces.bit_length() - 1
+        bit = 1 << frm
+        pieces ^= bit
+        if knights & bit:
+            targets = _KNIGHT_ATTACKS[frm] & empty
+        elif bishops & bit:
+            targets = _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & empty
+        elif rooks & bit:
+            targets = (_RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]) & empty
+        elif queens & bit:
+            targets = (
+                _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied]
+                | _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied]
+                | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
+            ) & empty
+        else:
+            targets = _KING_ATTACKS[frm] & empty
+        while targets:
+            to = targets.bit_length() - 1
+            targets ^= 1 << to
+            code = frm | to << 6
+            if code not in skip:
+                add_key(history[base | code] << 16 | 65535 - len(codes))
+                add_code(code)
+    our_pawns = pawns & ours
+    if our_pawns:
+        if us:
+            singles = our_pawns << 8 & empty & ~_BACKRANKS
+            doubles = (our_pawns << 8 & empty) << 8 & empty & (chess.BB_RANK_3 | chess.BB_RANK_4)
+            step = -8
+        else:
+            singles = our_pawns >> 8 & empty & ~_BACKRANKS
+            doubles = (our_pawns >> 8 & empty) >> 8 & empty & (chess.BB_RANK_6 | chess.BB_RANK_5)
+            step = 8
+        for to in _scan(singles):
+            code = (to + step) | to << 6
+            if code not in skip:
+                add_key(history[base | code] << 16 | 65535 - len(codes))
+                add_code(code)
+        step *= 2
+        for to in _scan(doubles):
+            code = (to + step) | to << 6
+            if code not in skip:
+                add_key(history[base | code] << 16 | 65535 - len(codes))
+                add_code(code)
+    if board.castling_rights & ours:
         for move in board.generate_castling_moves():
             code = _code(move)
-            if code != tt_move and code not in specials:
-                quiets.append((history[base | (code & 4095)], move))
+            if code not in skip:
+                add_key(history[base | (code & 4095)] << 16 | 65535 - len(codes))
+                add_code(code)
     if prior:
-        for index, (_, move) in enumerate(quiets):
-            level = prior.get(_code(move))
+        for index, code in enumerate(codes):
+            level = prior.get(code)
             if level is not None:
-                quiets[index] = (PRIOR_BASE + int(level * 1_000_000), move)
-    quiets.sort(key=_first, reverse=True)
-    for _, move in quiets:
-        yield move, False
-    for move in late:
-        yield move, True
+                keys[index] = (PRIOR_BASE + int(level * 1_000_000)) << 16 | 65535 - index
+    keys.sort(reverse=True)
+    for key in keys:
+        yield codes[65535 - (key & 65535)], False
+    for code in late:
+        yield code, True
 
 
 class CheckTest:
@@ -300,12 +543,53 @@ class CheckTest:
                 discoverers |= blocker
         self.discoverers = discoverers
 
-    def maybe(self, board: chess.Board, move: chess.Move) -> bool:
-        """False only if the quiet *move* certainly does not give check."""
-        frm = move.from_square
-        if _BB_SQUARES[frm] & self.discoverers:
+    def maybe(self, board: chess.Board, code: int) -> bool:
+        """False only if the quiet move *code* certainly does not give check."""
+        from_bb = _BB_SQUARES[code & 63]
+        if from_bb & self.discoverers:
             return True
-        piece_type = board.piece_type_at(frm)
-        if piece_type == chess.KING:
-            return board.is_castling(move)
-        return bool(_BB_SQUARES[move.to_square] & self.squares[piece_type])  # type: ignore[index]
+        to = code >> 6 & 63
+        if board.kings & from_bb:  # only castling can check
+            return abs((to & 7) - (code & 7)) > 1 or bool(board.rooks & board.occupied_co[board.turn] & _BB_SQUARES[to])
+        return bool(_BB_SQUARES[to] & self.squares[_piece_type(board, from_bb)])
+
+
+def evasions(board: chess.Board, tt_move: int) -> list[tuple[int, bool]]:
+    """The legal moves out of check: the table's move, then captures by most valuable
+    victim, then the rest. Each comes with whether it is tactical."""
+    theirs = board.occupied_co[not board.turn]
+    scored = []
+    for move in board.generate_legal_moves():
+        code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        tactical = bool(theirs & _BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move))
+        if code == tt_move:
+            key = 1 << 20
+        elif tactical:
+            key = 1000 + (board.piece_type_at(move.to_square) or 1) * 8 - (board.piece_type_at(move.from_square) or 0)
+        else:
+            key = 0
+        scored.append((key, code, tactical))
+    scored.sort(key=_first, reverse=True)
+    return [(code, tactical) for _, code, tactical in scored]
+
+
+def legality_masks(board: chess.Board, in_check: bool) -> tuple[chess.Bitboard, chess.Square | None]:
+    """Which pseudo-legal moves need the after-make test "is my king attacked?"
+    (:func:`was_into_check`): those from a square of the first mask, and those to the
+    en passant square (the second). The search writes the test inline:
+    ``(BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square)``.
+
+    In check the moves come from python-chess's legal generator (:func:`evasions`)
+    and need none. Otherwise only king moves, en passant captures and moves of a piece
+    standing on a line through the king (it may be pinned) can leave it attacked."""
+    if in_check:
+        return 0, None
+    king = board.kings & board.occupied_co[board.turn]
+    lines = _KING_LINES[king.bit_length() - 1] if king else chess.BB_ALL
+    return lines | board.kings, board.ep_square
+
+
+#: Squares on a rank, file or diagonal through each square (the square excluded).
+_KING_LINES = [
+    (chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0] | chess.BB_DIAG_ATTACKS[sq][0]) for sq in chess.SQUARES
+]

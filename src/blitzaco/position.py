@@ -27,7 +27,9 @@ from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
 
 __all__ = ["Position", "compute_key", "repetition_window"]
 
-_PAWN, _ROOK, _KING = chess.PAWN, chess.ROOK, chess.KING
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+#: Each colour's back rank: castling rights it loses when its king moves.
+_BACKRANK = (chess.BB_RANK_8, chess.BB_RANK_1)
 _BB_SQUARES = chess.BB_SQUARES
 _BB_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
 
@@ -135,6 +137,7 @@ class Position:
             board = board.copy(stack=replay)
         root = board.root()
         root.castling_rights = root.clean_castling_rights()
+        root.promoted = 0  # only crazyhouse reads it; push leaves it alone
         self.board = root
         self.key = compute_key(root)
         self.mg = self.eg = self.phase = 0
@@ -146,38 +149,88 @@ class Position:
         self._castle = root.castling_rights
         self._ep = _ep_key(root)
         self.keys = [self.key]
-        self._undo: list[tuple[int, int, int, int, int, int]] = []
+        self._undo: list[tuple[int | None, ...]] = []
         # Index in keys of the position after the last null move (0: none), and the
         # earlier values to restore when that null move is taken back.
         self._null_barrier = 0
         self._null_barriers: list[int] = []
         for move in board.move_stack:
-            self.push(move)
+            self.push_move(move)
         self.root_index = len(self.keys) - 1
 
     # ------------------------------------------------------------------ make/unmake
 
-    def push(self, move: chess.Move) -> None:
-        """Make *move*; the key, sums and history follow."""
+    def push_move(self, move: chess.Move) -> None:
+        """Make a :class:`chess.Move` (see :meth:`push`)."""
+        self.push(move.from_square | move.to_square << 6 | (move.promotion or 0) << 12)
+
+    def push(self, code: int) -> None:
+        """Make the move *code* (``from | to << 6 | promotion << 12``, as
+        :func:`blitzaco.moves.encode_move` packs it); the board, key, sums and history
+        follow.
+
+        The board's bitboards, castling rights, en passant square and clocks are
+        updated here directly, as ``chess.Board.push`` would leave them, and saved in
+        one tuple that :meth:`pop` restores: python-chess's own ``push`` snapshots its
+        whole state and keeps a move stack, several times the cost. The board's
+        ``move_stack`` therefore stays as it was at the root. Castling may be written
+        king-two-squares or king-takes-rook (Chess960)."""
         board = self.board
         us = board.turn
-        frm = move.from_square
-        to = move.to_square
+        frm = code & 63
+        to = code >> 6 & 63
+        fbb = _BB_SQUARES[frm]
+        tbb = _BB_SQUARES[to]
+        occupied_co = board.occupied_co
+        ours = occupied_co[us]
+        theirs = occupied_co[not us]
+        pawns, knights, bishops, rooks, queens, kings = (
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings
+        )
+        rights = board.castling_rights
+        ep_square = board.ep_square
+        halfmove = board.halfmove_clock
+        self._undo.append((
+            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            pawns, knights, bishops, rooks, queens, kings, ours, theirs, rights, ep_square, halfmove,
+        ))
         mine = self._tables[us]
-        piece_type: int = board.piece_type_at(frm)  # type: ignore[assignment]  # a legal move has a piece
-        self._undo.append((self.key, self.mg, self.eg, self.phase, self._castle, self._ep))
         key = self.key ^ self._ep ^ _WHITE_TO_MOVE_KEY
+        mg = self.mg
+        eg = self.eg
+        new_ep = None
+        halfmove += 1
+        if pawns & fbb:
+            piece_type = _PAWN
+            pawns ^= fbb
+        elif knights & fbb:
+            piece_type = _KNIGHT
+            knights ^= fbb
+        elif bishops & fbb:
+            piece_type = _BISHOP
+            bishops ^= fbb
+        elif rooks & fbb:
+            piece_type = _ROOK
+            rooks ^= fbb
+        elif queens & fbb:
+            piece_type = _QUEEN
+            queens ^= fbb
+        else:
+            piece_type = _KING
         z, m, e = mine[piece_type][frm]
         key ^= z
-        mg = self.mg - m
-        eg = self.eg - e
-        phase = self.phase
-        own_target = board.occupied_co[us] & _BB_SQUARES[to]
-        if piece_type == _KING and (own_target or to - frm == 2 or frm - to == 2):
+        mg -= m
+        eg -= e
+        if piece_type == _KING and (ours & tbb or to - frm == 2 or frm - to == 2):
             # Castling, written king-takes-rook (Chess960) or king-two-squares.
-            rook_from = to if own_target else (to | 7 if to > frm else to & 56)
+            rook_from = to if ours & tbb else (to | 7 if to > frm else to & 56)
             rank = frm & 56
             king_to, rook_to = (rank + 6, rank + 5) if rook_from > frm else (rank + 2, rank + 3)
+            rfbb = _BB_SQUARES[rook_from]
+            kings = (kings & ~fbb) | _BB_SQUARES[king_to]
+            rooks = (rooks & ~rfbb) | _BB_SQUARES[rook_to]
+            ours = (ours & ~(fbb | rfbb)) | _BB_SQUARES[king_to] | _BB_SQUARES[rook_to]
+            rights &= ~_BACKRANK[us]
             z, m, e = mine[_ROOK][rook_from]
             key ^= z
             mg -= m
@@ -191,46 +244,110 @@ class Position:
             mg += m
             eg += e
         else:
-            captured = board.piece_type_at(to)
-            if captured:
+            phase = self.phase
+            if theirs & tbb:
+                halfmove = 0
+                if pawns & tbb:
+                    captured = _PAWN
+                    pawns ^= tbb
+                elif knights & tbb:
+                    captured = _KNIGHT
+                    knights ^= tbb
+                elif bishops & tbb:
+                    captured = _BISHOP
+                    bishops ^= tbb
+                elif rooks & tbb:
+                    captured = _ROOK
+                    rooks ^= tbb
+                else:  # a pseudo-legal move never captures the king
+                    captured = _QUEEN
+                    queens ^= tbb
+                theirs ^= tbb
                 z, m, e = self._tables[not us][captured][to]
                 key ^= z
                 mg -= m
                 eg -= e
                 phase -= PHASE_WEIGHT[captured]
-            elif piece_type == _PAWN and to == board.ep_square and (to - frm) & 7:
-                z, m, e = self._tables[not us][_PAWN][to - 8 if us else to + 8]
-                key ^= z
-                mg -= m
-                eg -= e
-            if move.promotion:
-                piece_type = move.promotion
-                phase += PHASE_WEIGHT[piece_type]
+            elif piece_type == _PAWN:
+                if to == ep_square and (to - frm) & 7:
+                    capture_bb = _BB_SQUARES[to - 8 if us else to + 8]
+                    pawns ^= capture_bb
+                    theirs ^= capture_bb
+                    z, m, e = self._tables[not us][_PAWN][to - 8 if us else to + 8]
+                    key ^= z
+                    mg -= m
+                    eg -= e
+                elif to - frm == 16:
+                    new_ep = frm + 8
+                elif frm - to == 16:
+                    new_ep = frm - 8
+            if piece_type == _PAWN:
+                halfmove = 0
+                promotion = code >> 12
+                if promotion:
+                    piece_type = promotion
+                    phase += PHASE_WEIGHT[promotion]
+            if piece_type == _PAWN:
+                pawns |= tbb
+            elif piece_type == _KNIGHT:
+                knights |= tbb
+            elif piece_type == _BISHOP:
+                bishops |= tbb
+            elif piece_type == _ROOK:
+                rooks |= tbb
+            elif piece_type == _QUEEN:
+                queens |= tbb
+            else:
+                kings ^= fbb | tbb
+                rights &= ~_BACKRANK[us]
+            ours ^= fbb | tbb
+            if rights:
+                rights &= ~(fbb | tbb)
+            self.phase = phase
             z, m, e = mine[piece_type][to]
             key ^= z
             mg += m
             eg += e
-        board.push(move)
-        rights = board.castling_rights
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
+            pawns, knights, bishops, rooks, queens, kings
+        )
+        occupied_co[us] = ours
+        occupied_co[not us] = theirs
+        board.occupied = ours | theirs
+        board.ep_square = new_ep
+        board.halfmove_clock = halfmove
+        if not us:
+            board.fullmove_number += 1
+        board.turn = not us
         if rights != self._castle:
             key ^= _castle_key(self._castle) ^ _castle_key(rights)
             self._castle = rights
-        ep = board.ep_square
-        if ep is not None and board.pawns & board.occupied_co[not us] & _BB_PAWN_ATTACKS[us][ep]:
-            self._ep = _EP_FILE_KEY[ep & 7]
+        board.castling_rights = rights
+        if new_ep is not None and pawns & theirs & _BB_PAWN_ATTACKS[us][new_ep]:
+            self._ep = _EP_FILE_KEY[new_ep & 7]
             key ^= self._ep
         else:
             self._ep = 0
         self.key = key
         self.mg = mg
         self.eg = eg
-        self.phase = phase
         self.keys.append(key)
 
     def pop(self) -> None:
         """Unmake the last move made with :meth:`push` or :meth:`push_null`."""
-        self.board.pop()
-        self.key, self.mg, self.eg, self.phase, self._castle, self._ep = self._undo.pop()
+        board = self.board
+        (
+            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            ours, theirs, board.castling_rights, board.ep_square, board.halfmove_clock,
+        ) = self._undo.pop()
+        us = board.turn = not board.turn
+        if not us:
+            board.fullmove_number -= 1
+        occupied_co = board.occupied_co
+        occupied_co[us] = ours
+        occupied_co[not us] = theirs
+        board.occupied = ours | theirs
         self.keys.pop()
         if len(self.keys) <= self._null_barrier:
             self._null_barrier = self._null_barriers.pop()
@@ -239,8 +356,19 @@ class Position:
         """Pass the move (for null-move pruning): only the side to move and the en
         passant right change. Positions before a null move never count as repetitions
         of positions after it."""
-        self._undo.append((self.key, self.mg, self.eg, self.phase, self._castle, self._ep))
-        self.board.push(chess.Move.null())
+        board = self.board
+        us = board.turn
+        self._undo.append((
+            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[us], board.occupied_co[not us], board.castling_rights, board.ep_square,
+            board.halfmove_clock,
+        ))
+        board.ep_square = None
+        board.halfmove_clock += 1
+        if not us:
+            board.fullmove_number += 1
+        board.turn = not us
         self.key ^= self._ep ^ _WHITE_TO_MOVE_KEY
         self._ep = 0
         self.keys.append(self.key)

@@ -31,12 +31,21 @@ import chess
 
 from blitzaco.config import SearchConfig
 from blitzaco.evaluate import Evaluator
-from blitzaco.movepick import CheckTest, capture_moves, ordered_moves, see_ge
+from blitzaco.movepick import (
+    CheckTest,
+    capture_moves,
+    evasions,
+    is_check,
+    legality_masks,
+    was_into_check,
+    ordered_moves,
+    see_code_ge,
+)
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position
 from blitzaco.probe import Probe
 from blitzaco.timeman import SearchControl
-from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, encode_move, score_from_tt, score_to_tt
+from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt, score_to_tt
 
 if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
     from blitzaco.spectral import SpectralTerm
@@ -137,10 +146,11 @@ def mate_in(score: int) -> int | None:
 
 
 class _RootMove:
-    __slots__ = ("move", "score", "previous_score", "pv", "seldepth")
+    __slots__ = ("move", "code", "score", "previous_score", "pv", "seldepth")
 
     def __init__(self, move: chess.Move) -> None:
         self.move = move
+        self.code = encode_move(move)
         self.score = -INFINITE
         self.previous_score = -INFINITE
         self.pv: tuple[chess.Move, ...] = (move,)
@@ -190,7 +200,7 @@ class Search:
         self.completed_depth = 0
         self.stopped = False
         self._next_poll = min(POLL_INTERVAL, node_limit) if node_limit is not None else POLL_INTERVAL
-        self._pv: list[tuple[chess.Move, ...]] = [()] * (MAX_PLY + 2)
+        self._pv: list[tuple[int, ...]] = [()] * (MAX_PLY + 2)  # move codes
         self._partial: _RootMove | None = None
         self._depth = 0
         # Ordering memory, fresh for every search (deterministic node counts).
@@ -273,8 +283,8 @@ class Search:
         measures: list[RootChoice] = []
         try:
             for rm in self.root_moves[: cfg.root_filter_candidates]:
-                pos.push(rm.move)
-                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, pos.board.is_check())
+                pos.push(rm.code)
+                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, is_check(pos.board))
                 scores = [score for score, _ in self._best_replies(depth, cfg.root_filter_replies)]
                 pos.pop()
                 if not scores:  # the candidate mates or stalemates: minimax says it all
@@ -297,9 +307,9 @@ class Search:
         pos = self.pos
         scored = []
         for rm in self.root_moves:
-            self._moves[0] = encode_move(rm.move)
-            pos.push(rm.move)
-            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, pos.board.is_check())
+            self._moves[0] = rm.code
+            pos.push(rm.code)
+            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, is_check(pos.board))
             pos.pop()
             scored.append((rm.move, score))
         return scored
@@ -311,14 +321,14 @@ class Search:
         board = pos.board
         ranked = []
         for reply in list(board.legal_moves):
-            pos.push(reply)
-            ranked.append((self._quiesce(2, -INFINITE, INFINITE, board.is_check()), reply))
+            pos.push_move(reply)
+            ranked.append((self._quiesce(2, -INFINITE, INFINITE, is_check(board)), reply))
             pos.pop()
         ranked.sort(key=_first)
         scored = []
         for _, reply in ranked[:count]:
-            pos.push(reply)
-            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, board.is_check()), reply))
+            pos.push_move(reply)
+            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, is_check(board)), reply))
             pos.pop()
         scored.sort(key=_first)
         return scored
@@ -374,9 +384,9 @@ class Search:
             if self.on_currmove is not None:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
-            self._moves[0] = encode_move(rm.move)
-            pos.push(rm.move)
-            check = pos.board.is_check()
+            self._moves[0] = rm.code
+            pos.push(rm.code)
+            check = is_check(pos.board)
             if first:
                 score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
             else:
@@ -386,7 +396,7 @@ class Search:
             pos.pop()
             if first or score > alpha:
                 rm.score = score
-                rm.pv = (rm.move,) + self._pv[1]
+                rm.pv = (rm.move,) + tuple(map(decode_move, self._pv[1]))  # type: ignore[arg-type]
                 rm.seldepth = self.seldepth
             else:
                 rm.score = -INFINITE
@@ -533,16 +543,16 @@ class Search:
         killers = self._killers[ply] if cfg.killers else _NO_KILLERS
         previous = self._moves[ply - 1]
         counter = self._counters[previous & 4095] if cfg.counter_moves and previous else 0
-        moves: Iterable[tuple[chess.Move, bool]]
+        moves: Iterable[tuple[int, bool]]
         if in_check:
-            moves = _evasions(board, tt_move)
+            moves = evasions(board, tt_move)
         else:
             moves = ordered_moves(
                 board, tt_move, killers, counter, self._history, cfg.see_ordering, row if self._trail_order else None
             )
         lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
         lmr_table = self._lmr[min(depth, 63)]
-        legality = _Legality(board, in_check)
+        suspects, ep_square = legality_masks(board, in_check)
         check_test = None
         original_alpha = alpha
         best = -INFINITE
@@ -550,8 +560,7 @@ class Search:
         searched = 0
         quiets_tried: list[int] = []
         made = self._moves
-        for move, tactical in moves:
-            code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        for code, tactical in moves:
             skip_if_quiet = (
                 not tactical and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= quiet_limit)
             )
@@ -559,13 +568,13 @@ class Search:
                 # Pruned unless it gives check; find out without making it when possible.
                 if check_test is None:
                     check_test = CheckTest(board)
-                if not check_test.maybe(board, move):
+                if not check_test.maybe(board, code):
                     continue
-            pos.push(move)
-            if legality.needs_test(move) and board.was_into_check():
+            pos.push(code)
+            if (_BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square) and was_into_check(board):
                 pos.pop()
                 continue
-            gives_check = board.is_check()
+            gives_check = is_check(board)
             if skip_if_quiet and not gives_check:
                 pos.pop()
                 continue
@@ -597,7 +606,7 @@ class Search:
                 if score > alpha:
                     alpha = score
                     best_code = code
-                    pv[ply] = (move,) + pv[ply + 1]
+                    pv[ply] = (code,) + pv[ply + 1]
                     if score >= beta:
                         if not tactical:
                             self._reward_quiet(ply, us, code, quiets_tried, depth, previous)
@@ -666,7 +675,7 @@ class Search:
             spectral[ply] = spectral[ply - 1]
         if in_check:
             best = -INFINITE
-            moves = list(board.generate_legal_moves())
+            moves = [(encode_move(move), False) for move in board.generate_legal_moves()]
             if not moves:
                 return -MATE + ply
             stand_pat = -INFINITE
@@ -691,23 +700,25 @@ class Search:
                 if need >= _DELTA_VALUES[chess.PAWN]:
                     targets = board.occupied_co[not board.turn] & _delta_targets(board, need)
             moves = capture_moves(board, targets)
+        if not moves:
+            return best
         cfg = self.config
         delta = cfg.delta_pruning and not in_check
-        see_prune = cfg.qsearch_see_pruning and not in_check
-        piece_type_at = board.piece_type_at
-        legality = _Legality(board, in_check)
-        for move in moves:
-            if delta and not move.promotion:
-                victim = piece_type_at(move.to_square) or chess.PAWN
+        see_prune = cfg.qsearch_see_pruning
+        # The moves that may leave the king attacked (see legality_masks), tested inline.
+        suspects, ep_square = legality_masks(board, in_check)
+        for code, risky in moves:
+            if delta and not code >> 12:
+                victim = board.piece_type_at(code >> 6 & 63) or chess.PAWN
                 if stand_pat + _DELTA_VALUES[victim] + cfg.delta_margin <= alpha:
                     continue
-            if see_prune and not see_ge(board, move):
+            if risky and see_prune and not see_code_ge(board, code):  # risky: never in check
                 continue
-            pos.push(move)
-            if legality.needs_test(move) and board.was_into_check():
+            pos.push(code)
+            if (_BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square) and was_into_check(board):
                 pos.pop()
                 continue
-            score = -self._quiesce(ply + 1, -beta, -alpha, board.is_check())
+            score = -self._quiesce(ply + 1, -beta, -alpha, is_check(board))
             pos.pop()
             if score > best:
                 best = score
@@ -732,59 +743,11 @@ def _reduction_table(base: float, divisor: float) -> list[list[int]]:
 def _root_order(board: chess.Board, moves: Sequence[chess.Move]) -> list[chess.Move]:
     """Initial order of the root moves: captures and promotions first (most valuable
     victim), then the rest as generated; later iterations sort by score."""
-    tactical = set(capture_moves(board))
-    first = [move for move in capture_moves(board) if move in moves]
-    return first + [move for move in moves if move not in tactical]
-
-
-def _evasions(board: chess.Board, tt_move: int) -> list[tuple[chess.Move, bool]]:
-    """The legal moves out of check: the table's move, then captures by most valuable
-    victim, then the rest. Each comes with whether it is tactical."""
-    theirs = board.occupied_co[not board.turn]
-    scored = []
-    for move in board.generate_legal_moves():
-        code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
-        tactical = bool(theirs & _BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move))
-        if code == tt_move:
-            key = 1 << 20
-        elif tactical:
-            key = 1000 + (board.piece_type_at(move.to_square) or 1) * 8 - (board.piece_type_at(move.from_square) or 0)
-        else:
-            key = 0
-        scored.append((key, move, tactical))
-    scored.sort(key=_first, reverse=True)
-    return [(move, tactical) for _, move, tactical in scored]
-
-
-class _Legality:
-    """Which pseudo-legal moves need the after-make test "is my king attacked?".
-
-    Out of check the moves come from python-chess's legal generator and need none.
-    Otherwise only king moves, en passant captures and moves of a piece standing on
-    a line through the king (it may be pinned) can leave the king attacked.
-    """
-
-    __slots__ = ("lines", "kings", "ep_square")
-
-    def __init__(self, board: chess.Board, in_check: bool) -> None:
-        self.kings = board.kings
-        self.ep_square = board.ep_square
-        king = board.king(board.turn)
-        self.lines = _KING_LINES[king] if king is not None else chess.BB_ALL
-        if in_check:
-            self.lines = 0  # legal moves only: nothing to test
-            self.kings = 0
-            self.ep_square = None
-
-    def needs_test(self, move: chess.Move) -> bool:
-        frm = _BB_SQUARES[move.from_square]
-        return bool(frm & (self.lines | self.kings)) or move.to_square == self.ep_square
-
-
-#: Squares on a rank, file or diagonal through each square (the square excluded).
-_KING_LINES = [
-    (chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0] | chess.BB_DIAG_ATTACKS[sq][0]) for sq in chess.SQUARES
-]
+    by_code = {encode_move(move): move for move in moves}
+    captures = [code for code, _ in capture_moves(board)]
+    tactical = set(captures)
+    first = [by_code[code] for code in captures if code in by_code]
+    return first + [move for move in moves if encode_move(move) not in tactical]
 
 
 def _delta_targets(board: chess.Board, need: int) -> chess.Bitboard:
