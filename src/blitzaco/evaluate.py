@@ -197,7 +197,8 @@ class Evaluator:
         threat_names = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging")
         self._threat_weights = tuple(getattr(pieces, name) for name in threat_names)
         self._threat_names = tuple(f"pieces.{name}" for name in threat_names)
-        self._attacker_scale = king.attacker_scale
+        # By number of attackers, the last entry repeated up to the 16 pieces a side has.
+        self._attacker_scale = tuple(king.attacker_scale[min(n, 7)] for n in range(17))
         material = config.material
         #: Non-pawn material by piece type, for the endgame scale rules (midgame values).
         self._npm = (0, 0, material.knight[0], material.bishop[0], material.rook[0], material.queen[0], 0)
@@ -552,7 +553,7 @@ class Evaluator:
         semi = (files & ~own_files & their_files).bit_count()
         mg += cfg.semi_open_file[0] * semi + cfg.open_file[0] * opened
         eg += cfg.semi_open_file[1] * semi + cfg.open_file[1] * opened
-        penalty = units * self._attacker_scale[min(attackers, 7)] // 100
+        penalty = units * self._attacker_scale[attackers] // 100
         mg -= penalty
         eg -= penalty * cfg.endgame_share // 100
         if trace is not None:

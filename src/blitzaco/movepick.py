@@ -25,7 +25,7 @@ from blitzaco.tt import decode_move
 
 __all__ = [
     "SEE_VALUES", "see_ge", "see_code_ge", "ordered_moves", "capture_moves", "evasions", "CheckTest",
-    "attacked_by", "is_check", "was_into_check", "legality_masks",
+    "attacked_by", "is_check", "was_into_check", "legality_masks", "RISKY", "CODE_MASK",
 ]
 
 #: Piece values for the exchange evaluation, by piece type (centipawns; the king is
@@ -40,11 +40,20 @@ SEE_VALUES = (0, 100, 320, 330, 500, 950, 20000)
 _KEY_SHIFT = 28
 _RISKY_FLAG = 1 << 15
 _CODE_MASK = _RISKY_FLAG - 1
+_CODE_AND_FLAG = _RISKY_FLAG | _CODE_MASK
+#: For the users of :func:`capture_moves`.
+RISKY, CODE_MASK = _RISKY_FLAG, _CODE_MASK
 #: ``_RISKY[attacker][victim]``: only a capture by a more valuable piece can lose
 #: the exchange, so only those are checked by SEE (the flag as it sits in an entry).
 _RISKY = tuple(
     tuple(_RISKY_FLAG if SEE_VALUES[attacker] > SEE_VALUES[victim] else 0 for victim in range(7)) for attacker in range(7)
 )
+#: ``_CAPTURE[attacker][victim]``: the entry's key and risk flag, index and code to add.
+_CAPTURE = tuple(
+    tuple((victim * 8 - attacker) << _KEY_SHIFT | _RISKY[attacker][victim] for victim in range(7)) for attacker in range(7)
+)
+_INDEX_STEP = 1 << 16
+_FIRST_INDEX = 2047 << 16
 
 _BB_SQUARES = chess.BB_SQUARES
 _BB_ALL = chess.BB_ALL
@@ -80,18 +89,19 @@ def _code(move: chess.Move) -> int:
 def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) -> bool:
     """Whether *color* attacks *square* (python-chess's ``is_attacked_by`` without
     building the whole attacker set: each piece kind is tried in turn and the first
-    hit answers)."""
+    hit answers; a slider lookup only when a slider stands on the empty-board ray)."""
     them = board.occupied_co[color]
     if _KNIGHT_ATTACKS[square] & board.knights & them or _PAWN_ATTACKS[not color][square] & board.pawns & them:
         return True
-    occupied = board.occupied
     queens = board.queens & them
-    if _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & (board.bishops & them | queens):
+    diagonal = _DIAG_RAYS[square] & (board.bishops & them | queens)
+    if diagonal and _DIAG_ATTACKS[square][_DIAG_MASKS[square] & board.occupied] & diagonal:
         return True
-    if (_RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]) & (
-        board.rooks & them | queens
-    ):
-        return True
+    straight = _LINE_RAYS[square] & (board.rooks & them | queens)
+    if straight:
+        occupied = board.occupied
+        if (_RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]) & straight:
+            return True
     return bool(_KING_ATTACKS[square] & board.kings & them)
 
 
@@ -237,6 +247,7 @@ def _captures(
     pawns, knights, bishops, rooks, queens = board.pawns, board.knights, board.bishops, board.rooks, board.queens
     out: list[int] = []
     append = out.append
+    index = _FIRST_INDEX  # (2047 - generation index) << 16
     pieces = ours & ~pawns & from_mask
     while pieces:
         frm = pieces.bit_length() - 1
@@ -282,7 +293,8 @@ def _captures(
                 victim = _QUEEN
             else:  # only in an illegal position (the side not to move in check)
                 victim = _KING
-            append((victim * 8 - attacker) << _KEY_SHIFT | (2047 - len(out)) << 16 | _RISKY[attacker][victim] | frm | to << 6)
+            append(_CAPTURE[attacker][victim] | index | frm | to << 6)
+            index -= _INDEX_STEP
     our_pawns = pawns & ours & from_mask
     if not our_pawns:
         return out
@@ -314,17 +326,19 @@ def _captures(
                 victim = _KING
             code = frm | to << 6
             if target & _BACKRANKS:
-                append((victim * 8 - _PAWN + _QUEEN * 8) << _KEY_SHIFT | (2047 - len(out)) << 16 | code | _QUEEN << 12)
+                append((victim * 8 - _PAWN + _QUEEN * 8) << _KEY_SHIFT | index | code | _QUEEN << 12)
                 if late is not None:
                     late.append(code | _ROOK << 12)
                     late.append(code | _BISHOP << 12)
                     late.append(code | _KNIGHT << 12)
             else:
-                append((victim * 8 - _PAWN) << _KEY_SHIFT | (2047 - len(out)) << 16 | code)
+                append(_CAPTURE[_PAWN][victim] | index | code)
+            index -= _INDEX_STEP
     ep_square = board.ep_square
     if ep_square and _BB_SQUARES[ep_square] & ep_mask & ~occupied:
         for frm in _scan(our_pawns & _PAWN_ATTACKS[not us][ep_square] & _EP_RANKS[us]):
-            append((_PAWN * 8 - _PAWN) << _KEY_SHIFT | (2047 - len(out)) << 16 | frm | ep_square << 6)
+            append(_CAPTURE[_PAWN][_PAWN] | index | frm | ep_square << 6)
+            index -= _INDEX_STEP
     return out
 
 
@@ -344,12 +358,13 @@ def _queen_pushes(board: chess.Board, promoting: chess.Bitboard) -> list[int]:
     return [to + step | to << 6 | _QUEEN << 12 for to in _scan(targets)]
 
 
-def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[tuple[int, bool]]:
+def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[int]:
     """Pseudo-legal captures of pieces on *targets* (en passant only when all are
     targets), every capture by a promoting pawn, and quiet queen promotions, as move
-    codes; most valuable victim first. Under-promotions are left out. Each code comes
-    with whether its exchange can lose (a capture by a more valuable piece): only
-    those need :func:`see_code_ge`, the others never lose material."""
+    codes; most valuable victim first. Under-promotions are left out. A code has
+    :data:`RISKY` set when its exchange can lose (a capture by a more valuable
+    piece): only those need :func:`see_code_ge`, the others never lose material
+    (``code & CODE_MASK`` is the move)."""
     us = board.turn
     theirs = board.occupied_co[not us]
     scored = _captures(board, theirs & targets, _BB_ALL, targets, None)
@@ -361,7 +376,7 @@ def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list
         for code in _queen_pushes(board, promoting):
             scored.append((_QUEEN * 8) << _KEY_SHIFT | (2047 - len(scored)) << 16 | code)
     scored.sort(reverse=True)
-    return [(entry & _CODE_MASK, bool(entry & _RISKY_FLAG)) for entry in scored]
+    return [entry & _CODE_AND_FLAG for entry in scored]
 
 
 def _first(item: tuple[int, int] | tuple[int, int, bool]) -> int:

@@ -40,6 +40,8 @@ from blitzaco.movepick import (
     was_into_check,
     ordered_moves,
     see_code_ge,
+    CODE_MASK,
+    RISKY,
 )
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position
@@ -675,7 +677,7 @@ class Search:
             spectral[ply] = spectral[ply - 1]
         if in_check:
             best = -INFINITE
-            moves = [(encode_move(move), False) for move in board.generate_legal_moves()]
+            moves = [encode_move(move) for move in board.generate_legal_moves()]
             if not moves:
                 return -MATE + ply
             stand_pat = -INFINITE
@@ -707,13 +709,15 @@ class Search:
         see_prune = cfg.qsearch_see_pruning
         # The moves that may leave the king attacked (see legality_masks), tested inline.
         suspects, ep_square = legality_masks(board, in_check)
-        for code, risky in moves:
+        for code in moves:
+            if code & RISKY:  # never in check: evasions carry no flag
+                code &= CODE_MASK
+                if see_prune and not see_code_ge(board, code):
+                    continue
             if delta and not code >> 12:
                 victim = board.piece_type_at(code >> 6 & 63) or chess.PAWN
                 if stand_pat + _DELTA_VALUES[victim] + cfg.delta_margin <= alpha:
                     continue
-            if risky and see_prune and not see_code_ge(board, code):  # risky: never in check
-                continue
             pos.push(code)
             if (_BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square) and was_into_check(board):
                 pos.pop()
@@ -744,7 +748,7 @@ def _root_order(board: chess.Board, moves: Sequence[chess.Move]) -> list[chess.M
     """Initial order of the root moves: captures and promotions first (most valuable
     victim), then the rest as generated; later iterations sort by score."""
     by_code = {encode_move(move): move for move in moves}
-    captures = [code for code, _ in capture_moves(board)]
+    captures = [code & CODE_MASK for code in capture_moves(board)]
     tactical = set(captures)
     first = [by_code[code] for code in captures if code in by_code]
     return first + [move for move in moves if encode_move(move) not in tactical]
