@@ -10,7 +10,7 @@ configured), at equal time, from the same openings. Prints a table of Elo ± 95 
 A switch is a boolean field of config.toml: ``name`` for the [search] section, or
 its full path (``eval.classical``, ``eval.spectral.enabled``). Switches that are off by default (such as
 ``root_filter``) are measured the same way: on against off. The logic is the match
-runner's (blitzaco.match); this only builds the configurations.
+runner's (blitzaco.tools.match); this only builds the configurations.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from blitzaco.config import Config, config_from_dict, dump_toml
-from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
+from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
 
 HERE = Path(__file__).resolve().parent
 

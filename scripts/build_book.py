@@ -8,7 +8,7 @@ files. Without arguments it rebuilds the shipped book:
 Malformed database lines and unreadable games are reported (with their line or game
 number) on stderr and skipped. PGN moves are weighted as PolyGlot's make-book does
 (2 points per win of the side that played the move, 1 per draw), so the same PGN
-gives the same bytes. The logic lives in blitzaco.book.
+gives the same bytes. The logic lives in blitzaco.tools.book.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from blitzaco.book import build_book
+from blitzaco.tools.book import build_book
 
 ROOT = Path(__file__).resolve().parent.parent
 

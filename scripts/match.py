@@ -13,7 +13,7 @@ Example (the current checkout against an older one in a git worktree, SPRT):
 Engines are given as cutechess-cli does: name=, cmd= (quoted), option.NAME=VALUE,
 env.VAR=VALUE and dir=, either as separate words after --engine (as above) or as
 one quoted string (--engine 'name=new cmd="python -m blitzaco"'). The logic lives
-in blitzaco.match; this is its front end.
+in blitzaco.tools.match; this is its front end.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import json
 import shlex
 import sys
 
-from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
-from blitzaco.match.stats import Sprt
+from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
+from blitzaco.tools.match.stats import Sprt
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,7 @@ time per position and print the solved counts side by side.
     python scripts/suite.py --time 1 tests/data/wac.epd tests/data/bratko-kopec.epd \\
         --engine "python -m blitzaco" --engine "python3 /path/to/sunfish.py"
 
-The logic lives in blitzaco.suite; this is its front end.
+The logic lives in blitzaco.tools.suite; this is its front end.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import shlex
 import sys
 
-from blitzaco.suite import load_suite, run_suite
+from blitzaco.tools.suite import load_suite, run_suite
 
 
 def main(argv: list[str] | None = None) -> int:

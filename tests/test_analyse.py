@@ -11,8 +11,8 @@ import chess.pgn
 import pytest
 from uci_driver import DATA, ENGINE_COMMAND
 
-from blitzaco.analyse import CLASSES, accuracy, analyse_pgn, win_chance
 from blitzaco.timeman import Limits
+from blitzaco.tools.analyse import CLASSES, accuracy, analyse_pgn, win_chance
 
 GAMES = DATA / "analyse_games.pgn"
 

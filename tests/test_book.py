@@ -16,9 +16,9 @@ import chess.polyglot
 import pytest
 from uci_driver import UciProcess
 
-from blitzaco.book import book_bytes, build_book, database_entries, pgn_entries, read_database
 from blitzaco.config import BookConfig
 from blitzaco.probe import Probe, bundled_book
+from blitzaco.tools.book import book_bytes, build_book, database_entries, pgn_entries, read_database
 
 ROOT = Path(__file__).parent.parent
 POLYGLOT = shutil.which("polyglot") or ("/usr/games/polyglot" if Path("/usr/games/polyglot").exists() else None)

@@ -54,7 +54,7 @@ def test_eval_command() -> None:
 
 def test_the_engine_does_not_import_torch_or_numpy() -> None:
     code = (
-        "import sys, blitzaco.cli, blitzaco.uci, blitzaco.engine, blitzaco.bench;"
+        "import sys, blitzaco.cli, blitzaco.uci, blitzaco.engine, blitzaco.tools.bench;"
         "bad = [m for m in ('torch', 'numpy') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

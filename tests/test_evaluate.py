@@ -10,10 +10,10 @@ import chess
 import pytest
 from uci_driver import DATA
 
-from blitzaco.bench import BENCH_FENS
 from blitzaco.config import Config, EvalConfig, config_from_dict
 from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL, Evaluator, format_trace
 from blitzaco.position import Position
+from blitzaco.tools.bench import BENCH_FENS
 
 EVALUATOR = Evaluator(Config().eval)
 SUITES = ("wac.epd", "bratko-kopec.epd", "openings.epd", "perft.epd", "endgames.epd")
@@ -30,7 +30,8 @@ def suite_boards() -> Iterator[chess.Board]:
 
 
 def white_score(evaluator: Evaluator, board: chess.Board) -> int:
-    score = evaluator.evaluate_board(board)
+    """The score the search gets for *board* (through a fresh Position), White's view."""
+    score = evaluator.evaluate(Position(board, evaluator.psq))
     return score if board.turn == chess.WHITE else -score
 
 
@@ -67,7 +68,6 @@ def test_trace_terms_add_up_to_the_score_and_the_incremental_evaluation() -> Non
         assert sum(row[5] for row in rows) == trace.mg + (trace.terms["Tempo"][0] - trace.terms["Tempo"][2])
         assert sum(row[6] for row in rows) == trace.eg + (trace.terms["Tempo"][1] - trace.terms["Tempo"][3])
         assert trace.score == white_score(EVALUATOR, board)
-        assert EVALUATOR.evaluate(Position(board, EVALUATOR.psq)) == EVALUATOR.evaluate_board(board)
 
 
 def _weight(config: EvalConfig, feature: str) -> tuple[int, int]:
@@ -220,8 +220,10 @@ def test_drawish_endgames_are_scaled() -> None:
 def test_material_and_tables_only_when_classical_is_off() -> None:
     plain = Evaluator(dataclasses.replace(Config().eval, classical=False))
     board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-    mg, eg, phase = plain.sums(board)
-    assert plain.evaluate_board(board) == (mg * min(phase, 24) + eg * (24 - min(phase, 24))) // 24
+    pos = Position(board, plain.psq)
+    mg, eg, phase = pos.mg, pos.eg, pos.phase
+    assert plain.evaluate(pos) == (mg * min(phase, 24) + eg * (24 - min(phase, 24))) // 24
+    assert plain.trace(board).score == plain.evaluate(pos)
     trace = plain.trace(board)
     assert trace.terms["Mobility"] == [0, 0, 0, 0] and not any(f.startswith("pieces.") for f in trace.features)
 

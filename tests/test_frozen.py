@@ -40,7 +40,10 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     ).stdout.split()
     assert "blitzaco/assets/book.bin" in listing and "blitzaco.search" in listing
     assert "blitzaco/assets/pheromone.bin" in listing
-    for absent in ("torch", "numpy", "blitzaco.match", "blitzaco.spectral", "blitzaco.colony", "chess.engine"):
+    absent_modules = (
+        "torch", "numpy", "blitzaco.tools.match", "blitzaco.spectral", "blitzaco.tools.colony", "chess.engine",
+    )
+    for absent in absent_modules:
         assert not any(name == absent or name.startswith(absent + ".") for name in listing), absent
 
     # Run from an unrelated folder: the bundled book must be found inside the binary.

@@ -13,8 +13,16 @@ import chess.pgn
 import pytest
 from uci_driver import DATA
 
-from blitzaco.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
-from blitzaco.match.stats import Penta, Sprt, elo_from_score, elo_interval, los, score_from_elo, trinomial_interval
+from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
+from blitzaco.tools.match.stats import (
+    Penta,
+    Sprt,
+    elo_from_score,
+    elo_interval,
+    los,
+    score_from_elo,
+    trinomial_interval,
+)
 
 HERE = Path(__file__).parent
 BLITZACO = f"cmd='{sys.executable} -m blitzaco'"
@@ -236,7 +244,7 @@ def test_an_option_the_engine_refuses_leaves_no_process_behind() -> None:
 
 
 def test_repetition_ends_the_game_only_when_it_has_happened() -> None:
-    from blitzaco.match.runner import _outcome
+    from blitzaco.tools.match.runner import _outcome
 
     board = chess.Board()
     for move in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:

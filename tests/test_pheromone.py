@@ -13,14 +13,14 @@ import chess
 import pytest
 from uci_driver import ENGINE_COMMAND, UciProcess
 
-from blitzaco.colony import train
 from blitzaco.config import PheromoneConfig, config_from_dict
-from blitzaco.engine import Engine
+from blitzaco.engine import Bound, Engine
 from blitzaco.movepick import ordered_moves
+from blitzaco.moves import encode_move
 from blitzaco.pheromone import MAGIC, PheromoneFileError, Trails, read_memory, write_memory
 from blitzaco.position import compute_key
-from blitzaco.timeman import Limits, SearchControl
-from blitzaco.tt import encode_move
+from blitzaco.timeman import Limits
+from blitzaco.tools.colony import train
 
 START = compute_key(chess.Board())
 E4 = encode_move(chess.Move.from_uci("e2e4"))
@@ -126,13 +126,13 @@ def test_uci_reports_a_corrupt_or_missing_file_and_plays_on(uci: UciProcess, tmp
 def _engine(**pheromone: object) -> Engine:
     """An engine with the pheromone memory on (it is off by default), book off."""
     engine = Engine(config_from_dict({"pheromone": {"enabled": True, **pheromone}}))
-    engine.own_book = False
+    engine.set_option("own_book", False)
     return engine
 
 
 def _think(engine: Engine, board: chess.Board, depth: int = 4):
     limits = Limits(depth=depth)
-    return engine.think(board, limits, SearchControl(limits, None))
+    return engine.think(board, limits)
 
 
 def test_searches_lay_trails_and_ucinewgame_keeps_only_the_long_term_memory() -> None:
@@ -157,27 +157,27 @@ def test_learning_carries_trails_into_the_file(tmp_path: Path) -> None:
     path = tmp_path / "learnt.bin"
     write_memory(path, {})
     engine = _engine()
-    assert engine.set_pheromone_file(str(path)).startswith("pheromone: 0 positions")
-    engine.pheromone_learning = True
+    assert engine.set_option("pheromone_file", str(path)).startswith("pheromone: 0 positions")
+    engine.set_option("pheromone_learning", True)
     result = _think(engine, chess.Board())
     assert engine.new_game() is None
     learnt = read_memory(path)
     assert learnt[START][encode_move(result.move)] > 0
     # A new engine loading the file starts with what the last one learnt.
     fresh = _engine()
-    fresh.set_pheromone_file(str(path))
+    fresh.set_option("pheromone_file", str(path))
     assert fresh.trails.level(START, encode_move(result.move)) == pytest.approx(learnt[START][encode_move(result.move)])
 
 
 def test_learning_needs_a_named_file_and_creates_it(tmp_path: Path) -> None:
     engine = _engine()
-    engine.pheromone_learning = True
+    engine.set_option("pheromone_learning", True)
     bundled = dict(engine.trails.long)
     _think(engine, chess.Board())
     engine.new_game()  # no PheromoneFile named: nothing is written, the bundled memory stays
     assert engine.trails.long == bundled
     new = tmp_path / "new.bin"
-    assert "playing without it" in engine.set_pheromone_file(str(new))
+    assert "playing without it" in engine.set_option("pheromone_file", str(new))
     result = _think(engine, chess.Board())
     engine.new_game()
     assert read_memory(new)[START][encode_move(result.move)] > 0
@@ -249,20 +249,20 @@ def test_variety_draws_among_near_equal_moves_and_shows_one_line() -> None:
     for _ in range(8):
         engine.new_game()
         report = _Lines()
-        moves.add(engine.think(board, limits, SearchControl(limits, None), report).move)
+        moves.add(engine.think(board, limits, report).move)
         assert report.multipv == {1}  # the candidates' lines are not shown to the GUI
     assert len(moves) > 1
     # Every move drawn is one of the four lines within the margin of the best.
     plain = _engine()
-    plain.multipv = 4
+    plain.set_option("multipv", 4)
     lines = []
 
     class Keep(_Lines):
         def info(self, info) -> None:  # noqa: ANN001
-            if info.line.depth == 3 and info.line.bound == "exact":
+            if info.line.depth == 3 and info.line.bound == Bound.EXACT:
                 lines.append(info.line)
 
-    plain.think(board, limits, SearchControl(limits, None), Keep())
+    plain.think(board, limits, Keep())
     best = max(line.score for line in lines)
     allowed = {line.pv[0] for line in lines if line.score >= best - 60}
     assert moves <= allowed
@@ -305,6 +305,6 @@ def test_colony_command_writes_a_memory_the_engine_loads(tmp_path: Path) -> None
     board.push_uci("e7e5")
     assert compute_key(board) in memory
     engine = _engine()
-    assert "positions from" in engine.set_pheromone_file(str(out))
+    assert "positions from" in engine.set_option("pheromone_file", str(out))
     bad = subprocess.run([*ENGINE_COMMAND, "colony", "--moves", "e2e5"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "bad move" in bad.stderr

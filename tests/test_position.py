@@ -38,8 +38,10 @@ def test_incremental_state_matches_a_fresh_computation(seed: int) -> None:
         board = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
         for pos in _random_walk(board, rng, 160):
             assert pos.key == compute_key(pos.board), pos.board.fen()
-            assert (pos.mg, pos.eg, pos.phase) == EVALUATOR.sums(pos.board), pos.board.fen()
-            assert EVALUATOR.evaluate(pos) == EVALUATOR.evaluate_board(pos.board), pos.board.fen()
+            fresh = Position(pos.board.copy(stack=False), EVALUATOR.psq)
+            assert (pos.mg, pos.eg, pos.phase) == (fresh.mg, fresh.eg, fresh.phase), pos.board.fen()
+            trace = EVALUATOR.trace(pos.board)
+            assert EVALUATOR.evaluate(pos) == (trace.score if pos.board.turn else -trace.score), pos.board.fen()
             if not pos.board.chess960:
                 assert pos.key == chess.polyglot.zobrist_hash(pos.board), pos.board.fen()
 
@@ -163,7 +165,8 @@ def test_history_before_the_last_irreversible_move_is_not_replayed() -> None:
     pos = Position(board, EVALUATOR.psq)
     assert len(pos.keys) == 5 and pos.root_index == 4
     assert pos.keys[0] == pos.keys[4] == chess.polyglot.zobrist_hash(board)  # after e2e4, twice
-    assert (pos.mg, pos.eg, pos.phase) == EVALUATOR.sums(board) and pos.board.fen() == board.fen()
+    fresh = Position(board.copy(stack=False), EVALUATOR.psq)
+    assert (pos.mg, pos.eg, pos.phase) == (fresh.mg, fresh.eg, fresh.phase) and pos.board.fen() == board.fen()
     for uci in "g8f6 g1f3 f6g8".split():
         pos.push_move(chess.Move.from_uci(uci))
         assert not pos.is_repetition()

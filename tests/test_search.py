@@ -7,22 +7,22 @@ import pytest
 from recorder import Recorder
 
 from blitzaco.engine import Engine
-from blitzaco.search import MATE, mate_in
-from blitzaco.timeman import Limits, SearchControl
+from blitzaco.search import MATE, Bound, mate_in
+from blitzaco.timeman import Limits
 
 
 def searching_engine(config=None) -> Engine:
     """An engine that searches every position: the bundled book would answer the
     opening positions these tests use without a search."""
     engine = Engine(config)
-    engine.own_book = False
+    engine.set_option("own_book", False)
     return engine
 
 
 def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder | None = None, **limits):
     engine = engine if engine is not None else searching_engine()
     lim = Limits(**limits)
-    return engine.think(board, lim, SearchControl(lim, None), recorder)
+    return engine.think(board, lim, recorder)
 
 
 @pytest.mark.parametrize(
@@ -107,12 +107,16 @@ def test_same_node_limit_gives_same_move_and_nodes() -> None:
 
 
 def test_answers_a_legal_move_when_stopped_before_depth_one() -> None:
+    """go, then stop at once (before the search thread has run): the stop reaches the
+    search, which answers a legal move through the callback."""
     board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-    limits = Limits(infinite=True)
-    control = SearchControl(limits, None)
-    control.stop()
-    result = searching_engine().think(board, limits, control)
-    assert result.move in board.legal_moves
+    engine = searching_engine()
+    results: list = []
+    engine.go(board, Limits(infinite=True), Recorder(), results.append)
+    engine.stop()
+    engine.wait()
+    assert len(results) == 1 and results[0].move in board.legal_moves
+    assert not engine.searching
 
 
 def test_node_limit_of_one_still_answers_legally() -> None:
@@ -123,7 +127,7 @@ def test_node_limit_of_one_still_answers_legally() -> None:
 
 def test_multipv_lines_are_distinct_and_ordered() -> None:
     engine = searching_engine()
-    engine.multipv = 3
+    engine.set_option("multipv", 3)
     recorder = Recorder()
     think(chess.Board(), engine, recorder, depth=3)
     last = [info.line for info in recorder.infos if info.line.depth == 3]
@@ -154,7 +158,7 @@ def test_infos_deepen_and_carry_the_pv() -> None:
     recorder = Recorder()
     board = chess.Board()
     think(board, recorder=recorder, depth=4)
-    depths = [info.line.depth for info in recorder.infos if info.line.bound == "exact"]
+    depths = [info.line.depth for info in recorder.infos if info.line.bound == Bound.EXACT]
     assert depths[:4] == [1, 2, 3, 4]
     for info in recorder.infos:
         replay = board.copy()
@@ -174,16 +178,18 @@ def test_ponder_move_is_legal_after_the_best_move() -> None:
 def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
     recorder = Recorder()
     think(chess.Board("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"), recorder=recorder, depth=5)  # WAC.006
-    bounds = [info.line for info in recorder.infos if info.line.bound != "exact"]
+    bounds = [info.line for info in recorder.infos if info.line.bound != Bound.EXACT]
     assert bounds, "the score jumps at depth 4 or 5 here: some window must fail"
     for bound in bounds:
         # The exact score found at that depth afterwards lies on the reported side.
-        final = [info.line for info in recorder.infos if info.line.depth == bound.depth and info.line.bound == "exact"]
+        final = [
+            info.line for info in recorder.infos if info.line.depth == bound.depth and info.line.bound == Bound.EXACT
+        ]
         assert final
-        if bound.bound == "lowerbound":
+        if bound.bound == Bound.LOWER:
             assert final[-1].score >= bound.score
         else:
-            assert bound.bound == "upperbound" and final[-1].score <= bound.score
+            assert bound.bound == Bound.UPPER and final[-1].score <= bound.score
 
 
 def test_root_filter_domination() -> None:
@@ -208,7 +214,7 @@ def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
         board = chess.Board(fen)
         limits = Limits(depth=4)
         recorder = Recorder()
-        result = engine.think(board, limits, SearchControl(limits, None), recorder)
+        result = engine.think(board, limits, recorder)
         assert result.move in board.legal_moves
         for text in recorder.messages:
             if text.startswith("root filter:"):

@@ -13,7 +13,7 @@ from test_evaluate import suite_boards
 from blitzaco.config import Config, config_from_dict
 from blitzaco.engine import Engine
 from blitzaco.spectral import FEATURES, SpectralTerm, graph_features, position_features, side_graph
-from blitzaco.timeman import Limits, SearchControl
+from blitzaco.timeman import Limits
 
 
 def _graph(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
@@ -144,10 +144,10 @@ def test_search_uses_the_term_and_stays_deterministic() -> None:
 
     def think(config: Config) -> tuple[int, chess.Move | None, int]:
         engine = Engine(config)
-        engine.own_book = False
+        engine.set_option("own_book", False)
         engine.trails.clear()
-        result = engine.think(board, Limits(depth=5), SearchControl(Limits(depth=5), None))
-        computed = engine.spectral.computed if engine.spectral is not None else 0
+        result = engine.think(board, Limits(depth=5))
+        computed = engine.static.spectral.computed if engine.static.spectral is not None else 0
         return result.nodes, result.move, computed
 
     nodes, move, computed = think(_weighted())

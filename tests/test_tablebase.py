@@ -17,21 +17,21 @@ from uci_driver import DATA, ENGINE_COMMAND, UciProcess
 from blitzaco.engine import Engine
 from blitzaco.probe import Probe
 from blitzaco.search import TB_WIN
-from blitzaco.timeman import Limits, SearchControl
+from blitzaco.timeman import Limits
 
 TABLES = DATA / "syzygy"
 
 
 def _engine() -> Engine:
     engine = Engine()
-    engine.own_book = False
+    engine.set_option("own_book", False)
     assert "found 5" in engine.probe.open_tablebases(str(TABLES))
     return engine
 
 
 def _think(engine: Engine, board: chess.Board, recorder: Recorder | None = None, **limits):
     lim = Limits(**limits)
-    return engine.think(board, lim, SearchControl(lim, None), recorder)
+    return engine.think(board, lim, recorder)
 
 
 def test_root_keeps_only_dtz_optimal_wins() -> None:
@@ -61,7 +61,7 @@ def _after(board: chess.Board, move: chess.Move) -> chess.Board:
 def test_search_probes_after_captures() -> None:
     # White wins a rook by force (skewer), reaching KQvK: the search sees it through probes.
     engine = _engine()
-    engine.probe.probe_limit = 3
+    engine.set_option("syzygy_probe_limit", 3)
     board = chess.Board("8/8/8/3k4/8/8/1r6/1K1Q4 w - - 0 1")
     recorder = Recorder()
     _think(engine, board, recorder, depth=4)
@@ -166,7 +166,7 @@ def test_broken_tables_disable_probing_without_crashing(tmp_path: Path, damage: 
             data = (TABLES / other).read_bytes()
         (tmp_path / name).write_bytes(data)
     engine = Engine()
-    engine.own_book = False
+    engine.set_option("own_book", False)
     engine.probe.open_tablebases(str(tmp_path))
     board = chess.Board("8/8/8/4k3/8/8/8/3QK3 w - - 0 1")
     recorder = Recorder()

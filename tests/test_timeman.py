@@ -139,3 +139,12 @@ def test_stop_expires_both_limits_and_releases() -> None:
     control.stop()
     assert control.stopped and control.soft_expired() and control.hard_expired()
     control.wait_until_released()
+
+
+def test_a_clock_for_the_other_side_only_means_moving_at_once() -> None:
+    """Stockfish counts a missing clock as empty: the side to move gets the least
+    budget there is instead of none (which would search until stop)."""
+    budget = time_budget(Limits(wtime=60_000, winc=1000), chess.BLACK, 30, CONFIG)
+    assert budget is not None and budget.hard_ms <= CONFIG.max_share
+    assert budget.soft_ms <= budget.hard_ms
+    assert time_budget(Limits(btime=100), chess.WHITE, 0, CONFIG) is not None

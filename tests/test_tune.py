@@ -25,11 +25,12 @@ torch = pytest.importorskip("torch")
 
 from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml  # noqa: E402
 from blitzaco.evaluate import Evaluator  # noqa: E402
-from blitzaco.tune.adopt import adopt, adopt_source  # noqa: E402
-from blitzaco.tune.fitness import GameFitness, PositionFitness  # noqa: E402
-from blitzaco.tune.optimise import anneal, genetic  # noqa: E402
-from blitzaco.tune.positions import PositionSet, extract, selfplay, tuning_openings  # noqa: E402
-from blitzaco.tune.spec import AnnealSettings, GameSettings, GaSettings, Genome, default_spec_path, load_spec  # noqa: E402
+from blitzaco.position import Position  # noqa: E402
+from blitzaco.tools.tune.adopt import adopt, adopt_source  # noqa: E402
+from blitzaco.tools.tune.fitness import GameFitness, PositionFitness  # noqa: E402
+from blitzaco.tools.tune.optimise import anneal, genetic  # noqa: E402
+from blitzaco.tools.tune.positions import PositionSet, extract, selfplay, tuning_openings  # noqa: E402
+from blitzaco.tools.tune.spec import AnnealSettings, GameSettings, GaSettings, Genome, default_spec_path, load_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-80.0, 80.0), "eval.tempo": (0.0, 40.0)}
@@ -118,7 +119,7 @@ def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
     evaluator = Evaluator(Config().eval)
     for row in range(0, len(data), 7):
         board = chess.Board(str(data.fen[row]))
-        score = evaluator.evaluate_board(board)
+        score = evaluator.evaluate(Position(board, evaluator.psq))
         white = score if board.turn else -score
         # The engine rounds twice (the scaled endgame score, then the phase blend).
         assert abs(float(evals[row]) - white) < 2.0, board.fen()
@@ -130,7 +131,7 @@ def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
     moved = fitness.evals(torch.tensor([changed]))[:, 0]
     for row in range(0, len(data), 7):
         board = chess.Board(str(data.fen[row]))
-        score = evaluator.evaluate_board(board)
+        score = evaluator.evaluate(Position(board, evaluator.psq))
         assert abs(float(moved[row]) - (score if board.turn else -score)) < 2.0, board.fen()
 
 

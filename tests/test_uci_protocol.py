@@ -115,6 +115,22 @@ def test_ucinewgame_during_search_stops_it_first(uci: UciProcess) -> None:
     uci.isready()
 
 
+def test_a_clock_for_the_other_side_only_still_ends(uci: UciProcess) -> None:
+    """A go with a clock for the side not to move (or whose clock was a bad number)
+    answers by itself, as Stockfish does, instead of searching without end."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos moves e2e4")
+    uci.send("go wtime 1000 winc 0")
+    lines = uci.read_until("bestmove", timeout=60)
+    assert any("no clock for black" in line for line in lines)
+    uci.send("position startpos")
+    uci.send("go wtime abc btime 100")
+    lines = uci.read_until("bestmove", timeout=60)
+    assert any("go wtime takes an integer" in line for line in lines)
+    assert any("no clock for white" in line for line in lines)
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+
+
 def test_second_go_while_searching_is_refused(uci: UciProcess) -> None:
     uci.send("position startpos")
     uci.send("go infinite")

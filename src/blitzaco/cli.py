@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return uci.main(Engine(config))
 
     if args.command == "bench":
-        from blitzaco.bench import DEFAULT_BENCH_DEPTH, run_bench
+        from blitzaco.tools.bench import DEFAULT_BENCH_DEPTH, run_bench
 
         run_bench(args.depth if args.depth is not None else DEFAULT_BENCH_DEPTH, config)
         return 0
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if board is None:
         return 2
     if args.command == "perft":
-        from blitzaco.perft import divide
+        from blitzaco.tools.perft import divide
 
         if args.depth < 1:
             print("blitzaco: perft depth must be at least 1", file=sys.stderr)
@@ -126,7 +126,7 @@ def _analyse(args: argparse.Namespace, config: Config) -> int:
     from pathlib import Path
 
     try:
-        from blitzaco.analyse import analyse_pgn, format_summary, plot, progress_bar
+        from blitzaco.tools.analyse import analyse_pgn, format_summary, plot, progress_bar
     except ImportError as err:  # the frozen engine leaves out chess.pgn
         print(f"blitzaco: analyse is not available in this build ({err}); "
               "install the package: pip install blitzaco", file=sys.stderr)
@@ -158,8 +158,8 @@ def _analyse(args: argparse.Namespace, config: Config) -> int:
 
 
 def _colony(args: argparse.Namespace, config: Config) -> int:
-    from blitzaco.colony import train
     from blitzaco.pheromone import Trails
+    from blitzaco.tools.colony import train
 
     board = _board(args.fen.split() if args.fen else [])
     if board is None:

@@ -97,6 +97,10 @@ class SearchConfig:
     aspiration_window: int = _param(
         40, "Half-width of the first aspiration window (centipawns); it doubles after each fail.", lo=1, hi=10000
     )
+    aspiration_widest: int = _param(
+        1000, "Once the doubled half-width passes this (centipawns), the window opens fully: a score that far off "
+        "is better found at once than by more re-searches.", lo=1, hi=100000
+    )
     check_extension: bool = _param(True, "Search one ply deeper when the side to move is in check.")
     mate_distance_pruning: bool = _param(True, "Cut lines that cannot beat a mate already found nearer the root.")
     null_move: bool = _param(
@@ -111,8 +115,12 @@ class SearchConfig:
         4, "The reduction grows by one ply per this many plies of depth left.", lo=1, hi=100
     )
     null_move_eval_divisor: int = _param(
-        200, "The reduction grows by one ply per this many centipawns the static evaluation exceeds beta (at most 3).",
+        200, "The reduction grows by one ply per this many centipawns the static evaluation exceeds beta (at most "
+        "null_move_eval_max plies).",
         lo=1, hi=10000,
+    )
+    null_move_eval_max: int = _param(
+        3, "Most plies the null-move reduction grows by for the static evaluation's margin over beta.", lo=0, hi=20
     )
     reverse_futility: bool = _param(
         True, "Reverse futility pruning: cut when the static evaluation beats beta by a margin growing with depth."

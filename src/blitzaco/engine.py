@@ -1,33 +1,42 @@
-"""The engine facade: ``think(board, limits, control, report) -> ThinkResult``.
+"""The engine facade: ``think(board, limits, report) -> ThinkResult`` (or ``go``, the
+same in the engine's own search thread), with ``stop()`` and ``ponderhit()``.
 
-It owns the long-lived state (configuration, evaluator, transposition table, book
-and tablebase handles). Before searching it asks the probe layer (a book move, the
-tablebase-optimal root moves); then it runs the iterative deepening, decides when to
-stop between iterations, and reports what it found through callbacks. It never
-prints; :mod:`blitzaco.uci` turns the reports into protocol lines.
+It owns the long-lived state: the options (one frozen :class:`Options` value), the
+clock (the time budget from the ``go`` limits, ``Move Overhead`` and ``[time]``), the
+configuration, the static evaluation, the transposition table, the pheromone memory,
+the book and tablebase handles. Before searching it asks the probe layer (a book
+move, the tablebase-optimal root moves); then it runs the iterative deepening,
+decides when to stop between iterations, and reports what it found through
+callbacks. It never prints; :mod:`blitzaco.uci` turns the reports into protocol
+lines.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import chess
 
-from blitzaco.config import Config
-from blitzaco.evaluate import Evaluator
+from blitzaco.config import Config, ConfigError, load_config
+from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails, bundled_memory
 from blitzaco.position import Position, compute_key
 from blitzaco.probe import Probe
-from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, TB_WIN, Bound, PvLine, Search
-from blitzaco.timeman import Limits, SearchControl
-from blitzaco.tt import MOVE, TranspositionTable, decode_move, encode_move
+from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
+from blitzaco.static_eval import StaticEval
+from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.tt import MOVE, TranspositionTable
 
-if TYPE_CHECKING:
-    from blitzaco.spectral import SpectralTerm
-
-__all__ = ["Engine", "ThinkResult", "SearchInfo", "CurrMove", "Reporter", "DEFAULT_HASH_MB"]
+__all__ = [
+    "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
+    "DEFAULT_HASH_MB", "Bound", "mate_in",
+]
 
 DEFAULT_HASH_MB = 64
 #: The root move being searched is reported only once the search is this old (ms).
@@ -68,6 +77,9 @@ class Reporter:
     def message(self, text: str) -> None:
         """Something worth an ``info string``."""
 
+    def debug(self, text: str) -> None:
+        """A detail for debug mode (the time budget)."""
+
 
 @dataclass(frozen=True)
 class ThinkResult:
@@ -79,35 +91,68 @@ class ThinkResult:
     source: str = "search"  # "search", "book", "tablebase" or "none" (no legal move)
 
 
+@dataclass(frozen=True)
+class OptionSpec:
+    """How a field of :class:`Options` is offered as a UCI option."""
+
+    name: str
+    kind: str  # "check", "spin" or "string"
+    low: int | None = None
+    high: int | None = None
+
+
+def _option(default: Any, name: str, kind: str, low: int | None = None, high: int | None = None) -> Any:
+    return field(default=default, metadata={"uci": OptionSpec(name, kind, low, high)})
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings a GUI changes, as one frozen value: :meth:`Engine.set_option`
+    replaces it and the engine reads it. Each field carries its UCI name, type and
+    range, from which :mod:`blitzaco.uci` declares and checks it, so an option is one
+    field here and one use in the engine."""
+
+    hash_mb: int = _option(DEFAULT_HASH_MB, "Hash", "spin", 1, 32768)
+    multipv: int = _option(1, "MultiPV", "spin", 1, 256)
+    move_overhead: int = _option(30, "Move Overhead", "spin", 0, 5000)
+    own_book: bool = _option(True, "OwnBook", "check")
+    book_file: str = _option("", "BookFile", "string")
+    syzygy_path: str = _option("", "SyzygyPath", "string")
+    syzygy_probe_limit: int = _option(7, "SyzygyProbeLimit", "spin", 0, 7)
+    config_file: str = _option("", "ConfigFile", "string")
+    pheromone_file: str = _option("", "PheromoneFile", "string")
+    pheromone_learning: bool = _option(False, "PheromoneLearning", "check")
+
+
+class OptionError(ValueError):
+    """An option value the engine cannot use; nothing was changed."""
+
+
 class Engine:
     """Long-lived engine state and the entry point for a search. One search at a time."""
 
     def __init__(self, config: Config | None = None, hash_mb: int = DEFAULT_HASH_MB) -> None:
         self.config = config if config is not None else Config()
-        self.evaluator = Evaluator(self.config.eval)
-        self.spectral, self.spectral_message = _spectral_term(self.config)
         self.tt = TranspositionTable(hash_mb)
         self.probe = Probe(self.config.book)
-        self.multipv = 1
-        self.move_overhead = 30
         # The bundled book is opened at once; OwnBook is on when it was found.
         self.book_message = self.probe.open_book("")
-        self.own_book = self.probe.book is not None
+        self.options = Options(hash_mb=hash_mb, own_book=self.probe.book is not None)
         # The pheromone memory, with the bundled long-term trails when installed.
         self.trails = Trails(self.config.pheromone)
         self.pheromone_message = self.trails.load(bundled_memory())
-        # Learning writes only to a file the user named, never to the bundled one.
-        self.pheromone_learning = False
-        self.pheromone_file: Path | None = None
+        self.static = StaticEval(self.config, self.trails)
+        # The clock of the search under way (or the last one) and its thread (go).
+        self._control: SearchControl | None = None
+        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------- housekeeping
 
     def set_config(self, config: Config) -> None:
         """Use new weights; the table's scores were made with the old ones."""
         self.config = config
-        self.evaluator = Evaluator(config.eval)
-        self.spectral, self.spectral_message = _spectral_term(config)
         self.trails.config = config.pheromone
+        self.static = StaticEval(config, self.trails)
         reseed = config.book.seed != self.probe.book_config.seed
         self.probe.book_config = config.book
         if reseed:
@@ -125,27 +170,69 @@ class Engine:
     def end_game(self) -> str | None:
         """The game is over: with pheromone learning on (and a PheromoneFile named),
         add its trails to the long-term memory and save it there; then forget them."""
-        if self.pheromone_learning and self.pheromone_file is not None:
+        options = self.options
+        if options.pheromone_learning and options.pheromone_file:
             if self.trails.learn():
-                return self.trails.save(self.pheromone_file)
+                return self.trails.save(Path(options.pheromone_file))
             return None
         self.trails.new_game()
         return None
 
-    def set_pheromone_file(self, path: str) -> str:
-        """Use the long-term memory in *path* (empty: the bundled one). Returns a
-        message: what was loaded, or why nothing was (a missing file is created
-        when learning saves to it)."""
-        self.pheromone_file = Path(path) if path else None
-        problem = self.trails.load(self.pheromone_file if path else bundled_memory())
+    def set_option(self, name: str, value: Any) -> str | None:
+        """Set the field *name* of :attr:`options` to *value* and act on it (open the
+        file, resize the table...), even when the value is the one already set (a
+        file may have changed). Returns a message for an ``info string``, or raises
+        :class:`OptionError` and changes nothing."""
+        message = self._apply(name, value)
+        self.options = replace(self.options, **{name: value})
+        return message
+
+    def _apply(self, name: str, value: Any) -> str | None:
+        if name == "hash_mb":
+            try:
+                self.tt.resize(value)
+            except MemoryError:
+                raise OptionError(f"not enough memory for Hash {value}") from None
+        elif name == "own_book" and value and self.probe.book is None:
+            return "OwnBook is on but no book is loaded (set BookFile)"
+        elif name == "book_file":
+            return self.probe.open_book(value)
+        elif name == "syzygy_path":
+            return self.probe.open_tablebases(value)
+        elif name == "syzygy_probe_limit":
+            self.probe.probe_limit = value
+        elif name == "config_file":
+            return self._load_config_file(value)
+        elif name == "pheromone_file":
+            return self._load_pheromone_file(value)
+        elif name == "pheromone_learning" and value and not self.options.pheromone_file:
+            return "pheromone learning: set PheromoneFile to the file to learn into (the bundled one stays as shipped)"
+        elif name not in {spec.name for spec in fields(Options)}:
+            raise OptionError(f"no option {name}")
+        return None
+
+    def _load_config_file(self, path: str) -> str:
+        if not path:
+            self.set_config(Config())
+            return "using the built-in configuration"
+        try:
+            config = load_config(path)
+        except ConfigError as err:
+            raise OptionError(f"config not loaded: {err}") from None
+        self.set_config(config)
+        problem = f"; {self.spectral_message}" if self.spectral_message else ""
+        return f"configuration loaded from {path}{problem}"
+
+    def _load_pheromone_file(self, path: str) -> str:
+        """Use the long-term memory in *path* (empty: the bundled one): what was
+        loaded, or why nothing was (a missing file is created when learning saves to
+        it)."""
+        problem = self.trails.load(Path(path) if path else bundled_memory())
         if problem is not None:
             return problem
         if self.trails.path is None:
             return "pheromone: no long-term memory"
         return f"pheromone: {len(self.trails.long)} positions from {self.trails.path}"
-
-    def resize_hash(self, megabytes: int) -> None:
-        self.tt.resize(megabytes)
 
     def clear_hash(self) -> None:
         self.tt.clear()
@@ -153,11 +240,97 @@ class Engine:
     # -------------------------------------------------------------------- think
 
     def think(
-        self, board: chess.Board, limits: Limits, control: SearchControl, report: Reporter | None = None
+        self, board: chess.Board, limits: Limits, report: Reporter | None = None, *, start: float | None = None
     ) -> ThinkResult:
-        """Choose a move for *board* within *limits*. Always returns a legal move
-        when there is one, however early the search is stopped."""
+        """Choose a move for *board* within *limits*, in this thread. Always returns a
+        legal move when there is one, however early the search is stopped.
+
+        The clock is the engine's: the time budget comes from *limits*, the
+        ``Move Overhead`` option and ``[time]`` (:func:`blitzaco.timeman.time_budget`),
+        counted from *start* (a ``time.perf_counter()`` value: when the ``go``
+        arrived; now by default). :meth:`stop` and :meth:`ponderhit` reach it from
+        another thread."""
         report = report if report is not None else Reporter()
+        return self._think(board, limits, self._new_clock(board, limits, report, start), report)
+
+    def go(
+        self,
+        board: chess.Board,
+        limits: Limits,
+        report: Reporter,
+        on_result: Callable[[ThinkResult], None],
+        *,
+        start: float | None = None,
+    ) -> None:
+        """Think in the engine's search thread and return at once; *on_result* gets
+        the move when UCI allows it to be answered (``go infinite`` and ``go ponder``
+        only after :meth:`stop` or :meth:`ponderhit`). One search at a time: a
+        search still running is waited for (send :meth:`stop` first)."""
+        self.wait()
+        control = self._new_clock(board, limits, report, start)  # before the thread: stop() always reaches it
+        self._thread = threading.Thread(
+            target=self._run, args=(board, limits, control, report, on_result), name="search", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End the running search now; its move is answered as usual."""
+        control = self._control
+        if control is not None:
+            control.stop()
+
+    def ponderhit(self) -> None:
+        """The opponent played the move pondered on: the clock given with ``go``
+        starts to run now."""
+        control = self._control
+        if control is not None:
+            control.ponderhit()
+
+    def wait(self) -> None:
+        """Block until the search started by :meth:`go` has answered."""
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+            self._thread = None
+
+    @property
+    def searching(self) -> bool:
+        """A search started by :meth:`go` has neither answered nor been stopped."""
+        thread, control = self._thread, self._control
+        return thread is not None and thread.is_alive() and control is not None and not control.stopped
+
+    def _new_clock(
+        self, board: chess.Board, limits: Limits, report: Reporter, start: float | None
+    ) -> SearchControl:
+        budget = time_budget(limits, board.turn, self.options.move_overhead, self.config.time)
+        if limits.has_clock() and limits.clock(board.turn)[0] is None:
+            side = "white" if board.turn else "black"
+            report.message(f"no clock for {side}, the side to move: moving at once")
+        report.debug(f"time budget {budget}")
+        control = SearchControl(limits, budget, start=start)
+        self._control = control
+        return control
+
+    def _run(
+        self,
+        board: chess.Board,
+        limits: Limits,
+        control: SearchControl,
+        report: Reporter,
+        on_result: Callable[[ThinkResult], None],
+    ) -> None:
+        """Body of the search thread: think, wait while UCI forbids an answer, answer."""
+        try:
+            result = self._think(board, limits, control, report)
+        except Exception as err:  # answer the GUI whatever happened
+            traceback.print_exc(file=sys.stderr)
+            report.message(f"error: search failed: {err!r}")
+            legal = list(board.legal_moves)
+            result = ThinkResult(legal[0] if legal else None)
+        control.wait_until_released()
+        on_result(result)
+
+    def _think(self, board: chess.Board, limits: Limits, control: SearchControl, report: Reporter) -> ThinkResult:
         legal = list(board.legal_moves)
         if not legal:
             score = -MATE if board.is_check() else 0
@@ -168,8 +341,9 @@ class Engine:
         if limits.searchmoves:
             root_moves = [move for move in legal if move in limits.searchmoves] or legal
 
-        analysing = limits.infinite or bool(limits.searchmoves) or self.multipv > 1
-        if self.own_book and not analysing:
+        shown = self.options.multipv  # the lines the GUI asked for
+        analysing = limits.infinite or bool(limits.searchmoves) or shown > 1
+        if self.options.own_book and not analysing:
             book, problem = self.probe.book_move(board)
             if problem is not None:
                 report.message(problem)
@@ -183,19 +357,20 @@ class Engine:
         tb_score = None
         if tb_root is not None:
             root_moves = list(tb_root.moves)
-            tb_score = {2: TB_WIN - tb_root.dtz, -2: -TB_WIN + tb_root.dtz}.get(tb_root.wdl, tb_root.wdl)
+            tb_score = tablebase_score(tb_root.wdl, tb_root.dtz)
             report.message(
                 f"tablebase: {_WDL_NAMES[tb_root.wdl]}, {len(root_moves)} of {len(legal)} moves keep it"
                 + (f", {tb_root.dtz} plies to zeroing" if tb_root.dtz else "")
             )
 
         self.tt.new_search()
-        pos = Position(board, self.evaluator.psq)
+        pos = Position(board, self.static.psq)
         trails = self.trails if self.config.pheromone.enabled else None
+        self.static.use_trails(trails is not None)
         if trails is not None:
             trails.evaporate()
         variety = trails is not None and self.config.pheromone.variety and not analysing and limits.mate is None
-        multipv = max(self.multipv, self.config.pheromone.variety_candidates) if variety else self.multipv
+        multipv = max(shown, self.config.pheromone.variety_candidates) if variety else shown
         budget_known = control.budget is not None
 
         def currmove(depth: int, move: chess.Move, number: int) -> None:
@@ -203,7 +378,7 @@ class Engine:
                 report.currmove(CurrMove(depth, move, number))
 
         def publish(line: PvLine) -> None:
-            if line.multipv > self.multipv:
+            if line.multipv > shown:
                 return  # a roulette candidate the GUI did not ask for
             elapsed = int(control.elapsed_ms())
             if tb_score is not None and abs(line.score) < MATE_BOUND:
@@ -213,7 +388,7 @@ class Engine:
 
         search = Search(
             pos,
-            self.evaluator,
+            self.static,
             self.tt,
             self.config.search,
             control,
@@ -224,8 +399,6 @@ class Engine:
             on_currmove=currmove,
             tablebase=self.probe if self.probe.tablebase is not None else None,
             on_message=report.message,
-            spectral=self.spectral,
-            spectral_min_depth=self.config.eval.spectral.min_depth,
             trails=trails,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
@@ -269,49 +442,14 @@ class Engine:
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_tt(board, pv[0])
         return ThinkResult(pv[0], ponder, score, depth, search.nodes, "tablebase" if tb_root else "search")
 
-    def explain(self, board: chess.Board) -> list[str]:
-        """The static evaluation of *board* term by term, as the ``eval`` command
-        prints it: the classical table, the spectral features, the pheromone bonus,
-        and the final score the search would use (White's view, pawns)."""
-        from blitzaco.evaluate import format_trace
+    @property
+    def spectral_message(self) -> str | None:
+        """Why the spectral term is off although the configuration asks for it."""
+        return self.static.spectral_message
 
-        trace = self.evaluator.trace(board)
-        lines = format_trace(trace)
-        lines.append(f"Classical evaluation {trace.score / 100:+.2f} (white side)")
-        final = trace.score
-        lines.append("")
-        spectral_config = self.config.eval.spectral
-        try:
-            from blitzaco.spectral import FEATURES, SpectralTerm, position_features
-        except ImportError as err:
-            lines.append(f"Spectral terms: not available ({err})")
-        else:
-            term = self.spectral if self.spectral is not None else SpectralTerm(spectral_config)
-            white, black = position_features(board)
-            lines.append("       Spectral |    White |    Black |   Weight | Advantage")
-            for name in FEATURES:
-                a, b, w = getattr(white, name), getattr(black, name), getattr(spectral_config, name)
-                lines.append(f"{name:>15} | {a:8.3f} | {b:8.3f} | {w:8.2f} | {w * (a - b) / 100:+8.2f}")
-            advantage = term.advantage((white, black))
-            state = "in the score" if self.spectral is not None else "switched off: not in the score"
-            lines.append(f"Spectral advantage {advantage / 100:+.2f} (white side, {state})")
-            if self.spectral is not None:
-                final += advantage
-        lines.append("")
-        pheromone = self.config.pheromone
-        strongest = self.trails.strongest(compute_key(board))
-        bonus = int(pheromone.eval_weight * strongest)
-        bonus = bonus if board.turn else -bonus
-        state = "in the score" if pheromone.enabled else "switched off: not in the score"
-        lines.append(
-            f"Pheromone: strongest trail {strongest:.3f} for {'white' if board.turn else 'black'} to move, "
-            f"bonus {bonus / 100:+.2f} (white side, {state}); long-term memory: {len(self.trails.long)} positions"
-        )
-        if pheromone.enabled:
-            final += bonus
-        lines.append("")
-        lines.append(f"Final evaluation {final / 100:+.2f} (white side)")
-        return lines
+    def explain(self, board: chess.Board) -> list[str]:
+        """The static evaluation of *board* term by term (the ``eval`` command)."""
+        return self.static.explain(board)
 
     def _roulette(
         self, board: chess.Board, lines: tuple[PvLine, ...], pv: tuple[chess.Move, ...], score: int, report: Reporter
@@ -342,18 +480,6 @@ class Engine:
         if reply is not None and after.is_legal(reply):
             return reply
         return None
-
-
-def _spectral_term(config: Config) -> tuple[SpectralTerm | None, str | None]:
-    """The spectral term when the configuration switches it on (numpy is imported
-    only then), with a message when it cannot be had."""
-    if not config.eval.spectral.enabled:
-        return None, None
-    try:
-        from blitzaco.spectral import SpectralTerm
-    except ImportError as err:
-        return None, f"spectral term switched off: {err} (numpy is not in this build)"
-    return SpectralTerm(config.eval.spectral), None
 
 
 _WDL_NAMES = {

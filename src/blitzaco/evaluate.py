@@ -225,23 +225,6 @@ class Evaluator:
         cache[pos.key] = score
         return score
 
-    def evaluate_board(self, board: chess.Board) -> int:
-        """Score of *board* for the side to move, computed from scratch."""
-        score = self.trace(board).score
-        return score if board.turn else -score
-
-    def sums(self, board: chess.Board) -> tuple[int, int, int]:
-        """The material and piece-square (midgame, endgame, phase) sums of *board*,
-        White's point of view: what :class:`~blitzaco.position.Position` keeps."""
-        mg = eg = phase = 0
-        psq = self.psq
-        for square, piece in board.piece_map().items():
-            m, e = psq[piece.color][piece.piece_type][square]
-            mg += m
-            eg += e
-            phase += PHASE_WEIGHT[piece.piece_type]
-        return mg, eg, phase
-
     def trace(self, board: chess.Board) -> Trace:
         """Every term of *board*'s evaluation, and the score (White's view)."""
         trace = Trace()

@@ -21,16 +21,24 @@ from collections.abc import Iterator, Sequence
 
 import chess
 
-from blitzaco.tt import decode_move
+from blitzaco.moves import decode_move, encode_move
 
 __all__ = [
-    "SEE_VALUES", "see_ge", "see_code_ge", "ordered_moves", "capture_moves", "evasions", "CheckTest",
+    "SEE_VALUES", "mvv_lva", "see_ge", "see_code_ge", "ordered_moves", "capture_moves", "evasions", "CheckTest",
     "attacked_by", "is_check", "was_into_check", "legality_masks", "RISKY", "CODE_MASK",
 ]
 
 #: Piece values for the exchange evaluation, by piece type (centipawns; the king is
 #: never captured, its value only has to exceed everything else).
 SEE_VALUES = (0, 100, 320, 330, 500, 950, 20000)
+
+
+def mvv_lva(victim: int, attacker: int, promotion: int = 0) -> int:
+    """Ordering key of a capture or promotion by piece types (0: none): the most
+    valuable victim first, then the cheaper attacker; a promotion counts as
+    capturing its piece."""
+    return (victim + promotion) * 8 - attacker
+
 
 # A capture waiting to be sorted is one integer,
 #     mvv_lva << 28 | (2047 - index) << 16 | risky << 15 | code,
@@ -46,12 +54,17 @@ RISKY, CODE_MASK = _RISKY_FLAG, _CODE_MASK
 #: ``_RISKY[attacker][victim]``: only a capture by a more valuable piece can lose
 #: the exchange, so only those are checked by SEE (the flag as it sits in an entry).
 _RISKY = tuple(
-    tuple(_RISKY_FLAG if SEE_VALUES[attacker] > SEE_VALUES[victim] else 0 for victim in range(7)) for attacker in range(7)
+    tuple(_RISKY_FLAG if SEE_VALUES[attacker] > SEE_VALUES[victim] else 0 for victim in range(7))
+    for attacker in range(7)
 )
 #: ``_CAPTURE[attacker][victim]``: the entry's key and risk flag, index and code to add.
 _CAPTURE = tuple(
-    tuple((victim * 8 - attacker) << _KEY_SHIFT | _RISKY[attacker][victim] for victim in range(7)) for attacker in range(7)
+    tuple(mvv_lva(victim, attacker) << _KEY_SHIFT | _RISKY[attacker][victim] for victim in range(7))
+    for attacker in range(7)
 )
+#: A pawn capturing and promoting to a queen, by victim; a quiet queen promotion.
+_QUEEN_CAPTURE = tuple(mvv_lva(victim, chess.PAWN, chess.QUEEN) << _KEY_SHIFT for victim in range(7))
+_QUEEN_PUSH = mvv_lva(0, 0, chess.QUEEN) << _KEY_SHIFT
 _INDEX_STEP = 1 << 16
 _FIRST_INDEX = 2047 << 16
 
@@ -82,10 +95,6 @@ _EP_RANKS = (chess.BB_RANK_4, chess.BB_RANK_5)
 PRIOR_BASE = 1 << 40
 
 
-def _code(move: chess.Move) -> int:
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
-
-
 def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) -> bool:
     """Whether *color* attacks *square* (python-chess's ``is_attacked_by`` without
     building the whole attacker set: each piece kind is tried in turn and the first
@@ -100,7 +109,8 @@ def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) ->
     straight = _LINE_RAYS[square] & (board.rooks & them | queens)
     if straight:
         occupied = board.occupied
-        if (_RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]) & straight:
+        rank = _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+        if (rank | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]) & straight:
             return True
     return bool(_KING_ATTACKS[square] & board.kings & them)
 
@@ -141,7 +151,7 @@ def see_ge(board: chess.Board, move: chess.Move, threshold: int = 0) -> bool:
     """Whether the exchange started by *move* on its target square wins at least
     *threshold* centipawns, both sides recapturing with their least valuable piece
     (x-rays included, pins ignored). Castling, en passant and promotions count 0."""
-    return see_code_ge(board, _code(move), threshold)
+    return see_code_ge(board, encode_move(move), threshold)
 
 
 def see_code_ge(board: chess.Board, code: int, threshold: int = 0) -> bool:
@@ -236,11 +246,12 @@ def _captures(
 ) -> list[int]:
     """Pseudo-legal captures of the pieces on *victims* by our pieces on *from_mask*
     (and en passant captures when the en passant square is on *ep_mask*), as sort
-    entries (see ``_KEY_SHIFT``) in the order python-chess generates them: pieces by square from h8 down, pawns after them, en
-    passant last. The order matters: sorting is stable, so it breaks ties, and a
-    different order would search a different tree. *risky*: a capture by a more
-    valuable piece, the only kind whose exchange can lose. Promotions by capture come
-    as the queen's; the under-promotions go to *late*, or nowhere when it is None."""
+    entries (see ``_KEY_SHIFT``) in the order python-chess generates them: pieces
+    by square from h8 down, pawns after them, en passant last. The order matters:
+    sorting is stable, so it breaks ties, and a different order would search a
+    different tree. An entry is flagged risky when the capture is by a more valuable
+    piece, the only kind whose exchange can lose. Promotions by capture come as the
+    queen's; the under-promotions go to *late*, or nowhere when it is None."""
     us = board.turn
     ours = board.occupied_co[us]
     occupied = board.occupied
@@ -326,7 +337,7 @@ def _captures(
                 victim = _KING
             code = frm | to << 6
             if target & _BACKRANKS:
-                append((victim * 8 - _PAWN + _QUEEN * 8) << _KEY_SHIFT | index | code | _QUEEN << 12)
+                append(_QUEEN_CAPTURE[victim] | index | code | _QUEEN << 12)
                 if late is not None:
                     late.append(code | _ROOK << 12)
                     late.append(code | _BISHOP << 12)
@@ -374,7 +385,7 @@ def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list
             for entry in _captures(board, theirs & ~targets, promoting, 0, None):
                 scored.append(entry & ~(2047 << 16) | (2047 - len(scored)) << 16)
         for code in _queen_pushes(board, promoting):
-            scored.append((_QUEEN * 8) << _KEY_SHIFT | (2047 - len(scored)) << 16 | code)
+            scored.append(_QUEEN_PUSH | (2047 - len(scored)) << 16 | code)
     scored.sort(reverse=True)
     return [entry & _CODE_AND_FLAG for entry in scored]
 
@@ -414,7 +425,7 @@ def ordered_moves(
     if promoting:
         for code in _queen_pushes(board, promoting):
             if code != tt_move:
-                tactical.append((_QUEEN * 8) << _KEY_SHIFT | (2047 - index) << 16 | code)
+                tactical.append(_QUEEN_PUSH | (2047 - index) << 16 | code)
                 index += 1
             for under in (_ROOK, _BISHOP, _KNIGHT):
                 under_code = code ^ (_QUEEN ^ under) << 12
@@ -467,7 +478,9 @@ def ordered_moves(
         elif bishops & bit:
             targets = _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & empty
         elif rooks & bit:
-            targets = (_RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]) & empty
+            targets = (
+                _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
+            ) & empty
         elif queens & bit:
             targets = (
                 _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied]
@@ -506,7 +519,7 @@ def ordered_moves(
                 add_code(code)
     if board.castling_rights & ours:
         for move in board.generate_castling_moves():
-            code = _code(move)
+            code = encode_move(move)
             if code not in skip:
                 add_key(history[base | (code & 4095)] << 16 | 65535 - len(codes))
                 add_code(code)
@@ -569,18 +582,24 @@ class CheckTest:
         return bool(_BB_SQUARES[to] & self.squares[_piece_type(board, from_bb)])
 
 
+#: Evasion order keys: the table's move above every capture, captures above quiet moves.
+_EVASION_TT_KEY = 1 << 20
+_EVASION_CAPTURE_BASE = 1000
+
+
 def evasions(board: chess.Board, tt_move: int) -> list[tuple[int, bool]]:
     """The legal moves out of check: the table's move, then captures by most valuable
     victim, then the rest. Each comes with whether it is tactical."""
     theirs = board.occupied_co[not board.turn]
     scored = []
     for move in board.generate_legal_moves():
-        code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        code = encode_move(move)
         tactical = bool(theirs & _BB_SQUARES[move.to_square] or move.promotion or board.is_en_passant(move))
         if code == tt_move:
-            key = 1 << 20
+            key = _EVASION_TT_KEY
         elif tactical:
-            key = 1000 + (board.piece_type_at(move.to_square) or 1) * 8 - (board.piece_type_at(move.from_square) or 0)
+            victim = board.piece_type_at(move.to_square) or _PAWN
+            key = _EVASION_CAPTURE_BASE + mvv_lva(victim, board.piece_type_at(move.from_square) or 0)
         else:
             key = 0
         scored.append((key, code, tactical))

@@ -54,8 +54,8 @@ import chess
 
 from blitzaco.bundled import bundled_file
 from blitzaco.config import PheromoneConfig
+from blitzaco.moves import encode_move
 from blitzaco.position import compute_key
-from blitzaco.tt import encode_move
 
 __all__ = ["Trails", "PheromoneFileError", "bundled_memory", "read_memory", "write_memory", "MAGIC", "VERSION"]
 

@@ -24,10 +24,13 @@ import chess
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 
 from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
+from blitzaco.moves import encode_move
 
 __all__ = ["Position", "compute_key", "repetition_window"]
 
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = (
+    chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
+)
 #: Each colour's back rank: castling rights it loses when its king moves.
 _BACKRANK = (chess.BB_RANK_8, chess.BB_RANK_1)
 _BB_SQUARES = chess.BB_SQUARES
@@ -162,7 +165,7 @@ class Position:
 
     def push_move(self, move: chess.Move) -> None:
         """Make a :class:`chess.Move` (see :meth:`push`)."""
-        self.push(move.from_square | move.to_square << 6 | (move.promotion or 0) << 12)
+        self.push(encode_move(move))
 
     def push(self, code: int) -> None:
         """Make the move *code* (``from | to << 6 | promotion << 12``, as

@@ -14,43 +14,44 @@ iterative reduction; a quiescence search over captures with static exchange and
 delta pruning; killer, counter-move and history ordering (:mod:`blitzaco.movepick`).
 Every margin is a field of :class:`~blitzaco.config.SearchConfig`.
 
-Scores are centipawns for the side to move; a mate in *n* plies scores
-``MATE - n`` (mated: ``-MATE + n``).
+Moves inside the search are integer codes (:mod:`blitzaco.moves`), made and unmade
+by :class:`~blitzaco.position.Position`; the static score comes from one object,
+:class:`~blitzaco.static_eval.StaticEval`. Scores are centipawns for the side to
+move; a mate in *n* plies scores ``MATE - n`` (mated: ``-MATE + n``).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 import chess
 
 from blitzaco.config import SearchConfig
-from blitzaco.evaluate import Evaluator
 from blitzaco.movepick import (
+    CODE_MASK,
+    RISKY,
+    SEE_VALUES,
     CheckTest,
     capture_moves,
     evasions,
     is_check,
     legality_masks,
-    was_into_check,
     ordered_moves,
     see_code_ge,
-    CODE_MASK,
-    RISKY,
+    was_into_check,
 )
+from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position
 from blitzaco.probe import Probe
+from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import SearchControl
-from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt, score_to_tt
-
-if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
-    from blitzaco.spectral import SpectralTerm
+from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 
 __all__ = [
     "MATE",
@@ -67,6 +68,7 @@ __all__ = [
     "Search",
     "SearchStopped",
     "mate_in",
+    "tablebase_score",
 ]
 
 MATE = 32000
@@ -86,19 +88,23 @@ POLL_INTERVAL = 64
 
 _BB_SQUARES = chess.BB_SQUARES
 _first = itemgetter(0)
-#: Values of captured pieces for delta pruning (centipawns), by piece type.
-_DELTA_VALUES = (0, 100, 320, 330, 500, 950, 0)
+#: Values of captured pieces for delta pruning (centipawns), by piece type: the
+#: exchange values (a king is never captured).
+_DELTA_VALUES = SEE_VALUES
+#: Quiet moves allowed when late-move pruning does not apply.
+_NO_LIMIT = 1 << 30
 #: The history table is halved when an entry passes this.
 HISTORY_LIMIT = 1 << 20
 _NO_KILLERS = [0, 0]
 
 
-class Bound:
-    """How a reported score relates to the true value."""
+class Bound(enum.Enum):
+    """How a reported score relates to the true value (the protocol's words for
+    these are :mod:`blitzaco.uci`'s business)."""
 
     EXACT = "exact"
-    LOWER = "lowerbound"
-    UPPER = "upperbound"
+    LOWER = "lower"  # the search failed high: the value is at least the score
+    UPPER = "upper"  # it failed low: the value is at most the score
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ class PvLine:
     depth: int
     seldepth: int
     score: int
-    bound: str
+    bound: Bound
     pv: tuple[chess.Move, ...]
 
 
@@ -136,6 +142,18 @@ class RootChoice:
 
 class SearchStopped(Exception):
     """Raised inside the search when it must end now."""
+
+
+def tablebase_score(wdl: int, plies: int) -> int:
+    """The score of a tablebase result (WDL -2..2, side to move's view) reached or
+    converted *plies* from the root: a win below every mate and above every
+    evaluation, sooner better; a win or loss spoiled by the fifty-move rule is a
+    draw, slightly coloured (its WDL value as centipawns)."""
+    if wdl == 2:
+        return TB_WIN - plies
+    if wdl == -2:
+        return -TB_WIN + plies
+    return wdl
 
 
 def mate_in(score: int) -> int | None:
@@ -165,7 +183,7 @@ class Search:
     def __init__(
         self,
         pos: Position,
-        evaluator: Evaluator,
+        static: StaticEval,
         tt: TranspositionTable,
         config: SearchConfig,
         control: SearchControl,
@@ -177,14 +195,17 @@ class Search:
         on_currmove: Callable[[int, chess.Move, int], None] | None = None,
         tablebase: Probe | None = None,
         on_message: Callable[[str], None] | None = None,
-        spectral: SpectralTerm | None = None,
-        spectral_min_depth: int = 0,
         trails: Trails | None = None,
     ) -> None:
+        """*trails*: the pheromone memory when it is switched on (it orders moves; its
+        evaluation bonus is *static*'s business)."""
         if not root_moves:
             raise ValueError("no root moves to search")
         self.pos = pos
-        self.evaluate = evaluator.evaluate
+        self.static = static
+        self.evaluate = static.evaluate
+        self._per_node = static.per_node
+        static.start(pos)
         self.tt = tt
         self.config = config
         self.control = control
@@ -211,17 +232,8 @@ class Search:
         self._history = [0] * 8192
         self._moves = [0] * (MAX_PLY + 2)  # encoded move made at each ply (0: null or none)
         self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
-        # Spectral advantage (White's view) in force at each ply: computed where at
-        # least spectral_min_depth plies are left, inherited from the parent below.
-        self.spectral = spectral
-        self._spectral_depth = spectral_min_depth
-        self._spectral = [0] * (MAX_PLY + 2) if spectral is not None else None
-        if spectral is not None and self._spectral is not None:
-            self._spectral[0] = spectral.score(pos.board, pos.key)
-        # Pheromone trails: ordering prior and evaluation bonus.
-        self.trails = trails
-        self._trail_order = trails is not None and trails.config.ordering
-        self._trail_weight = trails.config.eval_weight if trails is not None else 0
+        # Pheromone trails: the ordering prior.
+        self.trails = trails if trails is not None and trails.config.ordering else None
 
     # ------------------------------------------------------------------ results
 
@@ -335,7 +347,7 @@ class Search:
         scored.sort(key=_first)
         return scored
 
-    def _line(self, index: int, depth: int, bound: str = Bound.EXACT) -> PvLine:
+    def _line(self, index: int, depth: int, bound: Bound = Bound.EXACT) -> PvLine:
         rm = self.root_moves[index]
         return PvLine(index + 1, depth, max(rm.seldepth, depth), rm.score, bound, rm.pv)
 
@@ -364,10 +376,10 @@ class Search:
             else:
                 return
             delta *= 2
-            if delta > 1000:
+            if delta > self.config.aspiration_widest:
                 alpha, beta = -INFINITE, INFINITE
 
-    def _report_bound(self, pv_index: int, depth: int, bound: str) -> None:
+    def _report_bound(self, pv_index: int, depth: int, bound: Bound) -> None:
         if self.on_bound is not None:
             self.on_bound(self._line(pv_index, depth, bound))
 
@@ -484,22 +496,9 @@ class Search:
                     return score
 
         us = board.turn
-        spectral = self._spectral
-        if spectral is not None:
-            spectral[ply] = (
-                self.spectral.score(board, key)  # type: ignore[union-attr]
-                if depth >= self._spectral_depth
-                else spectral[ply - 1]
-            )
-        row = self.trails.row(key) if self.trails is not None else None
-        if in_check:
-            static = -INFINITE
-        else:
-            static = self.evaluate(pos)
-            if spectral is not None:
-                static += spectral[ply] if us else -spectral[ply]
-            if row is not None and self._trail_weight:
-                static += int(self._trail_weight * max(row.values()))
+        if self._per_node:
+            self.static.enter(pos, ply, depth)
+        static = -INFINITE if in_check else self.evaluate(pos)
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line will fall below it.
             if (
@@ -520,7 +519,7 @@ class Search:
                 reduction = (
                     cfg.null_move_reduction
                     + depth // cfg.null_move_depth_divisor
-                    + min(3, (static - beta) // cfg.null_move_eval_divisor)
+                    + min(cfg.null_move_eval_max, (static - beta) // cfg.null_move_eval_divisor)
                 )
                 self._moves[ply] = 0
                 pos.push_null()
@@ -540,7 +539,7 @@ class Search:
         quiet_limit = (
             cfg.late_move_pruning_base + depth * depth
             if prune_quiets and cfg.late_move_pruning and depth <= cfg.late_move_pruning_depth
-            else 1 << 30
+            else _NO_LIMIT
         )
         killers = self._killers[ply] if cfg.killers else _NO_KILLERS
         previous = self._moves[ply - 1]
@@ -550,7 +549,8 @@ class Search:
             moves = evasions(board, tt_move)
         else:
             moves = ordered_moves(
-                board, tt_move, killers, counter, self._history, cfg.see_ordering, row if self._trail_order else None
+                board, tt_move, killers, counter, self._history, cfg.see_ordering,
+                self.trails.row(key) if self.trails is not None else None,
             )
         lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
         lmr_table = self._lmr[min(depth, 63)]
@@ -631,11 +631,7 @@ class Search:
         if wdl is None:
             return None
         self.tbhits += 1
-        if wdl == 2:
-            return TB_WIN - ply
-        if wdl == -2:
-            return -TB_WIN + ply
-        return wdl  # a win or loss spoiled by the fifty-move rule: a draw, slightly coloured
+        return tablebase_score(wdl, ply)
 
     def _reward_quiet(self, ply: int, us: bool, code: int, tried: list[int], depth: int, previous: int) -> None:
         """A quiet move caused a cutoff: remember it as killer and counter-move, raise
@@ -672,9 +668,8 @@ class Search:
             self.seldepth = ply
         if ply >= MAX_PLY:
             return self.evaluate(pos)
-        spectral = self._spectral
-        if spectral is not None:
-            spectral[ply] = spectral[ply - 1]
+        if self._per_node:
+            self.static.enter(pos, ply, 0)
         if in_check:
             best = -INFINITE
             moves = [encode_move(move) for move in board.generate_legal_moves()]
@@ -683,12 +678,6 @@ class Search:
             stand_pat = -INFINITE
         else:
             best = self.evaluate(pos)
-            if spectral is not None:
-                best += spectral[ply] if board.turn else -spectral[ply]
-            if self._trail_weight and self.trails is not None:
-                row = self.trails.row(pos.key)
-                if row is not None:
-                    best += int(self._trail_weight * max(row.values()))
             stand_pat = best
             if best >= beta:
                 return best

@@ -8,7 +8,8 @@ For a clock (``wtime``/``btime``) the budget is computed from the remaining time
 minus ``Move Overhead``, less a reserve for the latency of each move still to come
 that the increment does not pay for; a move never takes more than ``max_share`` of the
 remaining time, so the clock does not run out while the increment pays for the
-latency of a move. ``movetime`` is a hard and soft limit of
+latency of a move. A clock given for the other side only counts the side to move's
+as empty (Stockfish's reading): it moves at once. ``movetime`` is a hard and soft limit of
 its own. ``go ponder`` has no deadline until ``ponderhit``, when the clock given
 with the ``go`` starts to run from that moment.
 """
@@ -43,6 +44,10 @@ class Limits:
     ponder: bool = False
     searchmoves: list[chess.Move] = field(default_factory=list)
 
+    def has_clock(self) -> bool:
+        """Whether a clock was given for either side."""
+        return self.wtime is not None or self.btime is not None
+
     def clock(self, color: chess.Color) -> tuple[int | None, int]:
         """(remaining time or None, increment) of *color*."""
         if color == chess.WHITE:
@@ -64,6 +69,10 @@ def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: Ti
         movetime = max(limits.movetime, 1)
         budgets.append(TimeBudget(movetime, movetime))
     remaining, increment = limits.clock(color)
+    if remaining is None and limits.has_clock():
+        # A clock for the other side only: a missing clock counts as empty, as in
+        # Stockfish, and the move comes at once rather than never.
+        remaining = 0
     if remaining is not None:
         remaining = max(remaining - overhead_ms, 1)
         increment = max(increment, 0)

@@ -2,7 +2,7 @@
 Zobrist key, sized from the UCI ``Hash`` option.
 
 An entry is a plain tuple of integers ``(key, move, score, depth, bound,
-generation)`` with the move packed by :func:`encode_move`. Only integers, so that
+generation)`` with the move packed by :func:`blitzaco.moves.encode_move`. Only integers, so that
 CPython's cyclic garbage collector stops tracking the entries: with ``chess.Move``
 objects inside, one full collection over a filled 64 MB table took 180 ms, long
 enough to lose on time at bullet speeds; with integers it takes 7 ms.
@@ -18,8 +18,6 @@ the new entry's depth is at least the old one's.
 
 from __future__ import annotations
 
-import chess
-
 __all__ = [
     "TranspositionTable",
     "EXACT",
@@ -32,8 +30,6 @@ __all__ = [
     "BOUND",
     "score_to_tt",
     "score_from_tt",
-    "encode_move",
-    "decode_move",
     "ENTRY_BYTES",
 ]
 
@@ -45,20 +41,6 @@ KEY, MOVE, SCORE, DEPTH, BOUND, GENERATION = range(6)
 #: (a 6-tuple, a 64-bit key, small integers) plus the 8-byte list slot. It turns
 #: megabytes into a number of entries.
 ENTRY_BYTES = 192
-
-
-def encode_move(move: chess.Move | None) -> int:
-    """A move as an integer: from | to << 6 | promotion << 12 (0 for no move)."""
-    if move is None:
-        return 0
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
-
-
-def decode_move(code: int) -> chess.Move | None:
-    """The inverse of :func:`encode_move`."""
-    if not code:
-        return None
-    return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
 
 
 def score_to_tt(score: int, ply: int, mate_bound: int) -> int:
@@ -111,7 +93,7 @@ class TranspositionTable:
         return None
 
     def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
-        """Store a result; *move* is an :func:`encode_move` code (0: none known)."""
+        """Store a result; *move* is a :func:`blitzaco.moves.encode_move` code (0: none known)."""
         index = key & self.mask
         old = self.table[index]
         if old is not None:

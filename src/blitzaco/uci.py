@@ -1,13 +1,15 @@
 """The UCI protocol over stdin/stdout.
 
 This module only translates: it parses commands, owns the game's
-:class:`chess.Board`, the options and the search thread, and prints. How moves are
-chosen is :class:`blitzaco.engine.Engine`'s business.
+:class:`chess.Board`, declares the options (the engine's from
+:class:`blitzaco.engine.Options`) and prints what the engine reports. How moves are
+chosen, how long to think and the search thread are
+:class:`blitzaco.engine.Engine`'s business.
 
 Robustness rules:
 
 * every line written is flushed at once; ``isready`` is answered at once, also while
-  a search runs (the search runs in a worker thread, the main thread keeps reading);
+  a search runs (the search runs in the engine's thread, the main thread keeps reading);
 * bad input never kills the engine or changes its state: an unknown command, a bad
   FEN, an illegal move, a malformed number, an over-long or non-UTF-8 line each get
   an ``info string error: ...`` and the last good position stays;
@@ -20,6 +22,7 @@ Robustness rules:
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 import sys
@@ -33,11 +36,20 @@ from typing import IO, Any
 import chess
 
 from blitzaco import ENGINE_AUTHOR, ENGINE_NAME, __version__
-from blitzaco.config import Config, ConfigError, load_config
-from blitzaco.engine import DEFAULT_HASH_MB, CurrMove, Engine, Reporter, SearchInfo, ThinkResult
+from blitzaco.engine import (
+    Bound,
+    CurrMove,
+    Engine,
+    OptionError,
+    Options,
+    OptionSpec,
+    Reporter,
+    SearchInfo,
+    ThinkResult,
+    mate_in,
+)
 from blitzaco.position import repetition_window
-from blitzaco.search import Bound, mate_in
-from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.timeman import Limits
 
 __all__ = ["UciProtocol", "main", "format_score", "MAX_LINE_BYTES"]
 
@@ -84,6 +96,10 @@ _GO_INTEGERS = {
 _GO_KEYWORDS = set(_GO_INTEGERS) | {"infinite", "ponder", "searchmoves"}
 
 
+#: The protocol's words for a score that is only a bound.
+_BOUND_WORDS = {Bound.LOWER: "lowerbound", Bound.UPPER: "upperbound"}
+
+
 def format_score(score: int) -> str:
     mate = mate_in(score)
     return f"score mate {mate}" if mate is not None else f"score cp {score}"
@@ -94,7 +110,7 @@ def format_info(info: SearchInfo) -> str:
     parts = ["info", f"depth {line.depth}", f"seldepth {line.seldepth}", f"multipv {line.multipv}"]
     parts.append(format_score(line.score))
     if line.bound != Bound.EXACT:
-        parts.append(line.bound)
+        parts.append(_BOUND_WORDS[line.bound])
     parts += [
         f"nodes {info.nodes}",
         f"nps {info.nps}",
@@ -174,6 +190,10 @@ class _Reporter(Reporter):
     def message(self, text: str) -> None:
         self.protocol.send(f"info string {text}")
 
+    def debug(self, text: str) -> None:
+        if self.protocol.debug:
+            self.protocol.send(f"info string {text}")
+
 
 class UciProtocol:
     """One UCI session: feed it lines with :meth:`handle`, or run :meth:`run`."""
@@ -193,14 +213,13 @@ class UciProtocol:
         self.chess960 = False
         self._log: IO[str] | None = None
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._control: SearchControl | None = None
-        # Set by the search thread just before it prints bestmove: from then on a
-        # new go may start, although the thread may not have exited yet.
+        # Clear from a go until its bestmove is printed (by the engine's search
+        # thread): from then on a new go may start, although the thread may not have
+        # exited yet.
         self._answered = threading.Event()
+        self._answered.set()
         self.closed = False
         self.options = {option.name.lower(): option for option in self._declare_options()}
-        self.values = {key: option.default for key, option in self.options.items()}
 
     # ------------------------------------------------------------------ output
 
@@ -232,23 +251,32 @@ class UciProtocol:
     # ----------------------------------------------------------------- options
 
     def _declare_options(self) -> list[_Option]:
-        return [
+        """The protocol's own options, then the engine's (:class:`Options`, each
+        declared from its field), with the Clear Hash button after Hash."""
+        declared = [
             _Option("Debug Log File", "string", "", apply=self._set_log_file),
             _Option("Threads", "spin", 1, 1, 1),
-            _Option("Hash", "spin", DEFAULT_HASH_MB, 1, 32768, apply=self._set_hash),
-            _Option("Clear Hash", "button", apply=lambda _: self.engine.clear_hash()),
             _Option("Ponder", "check", False),
-            _Option("MultiPV", "spin", 1, 1, 256, apply=self._set_multipv),
-            _Option("Move Overhead", "spin", self.engine.move_overhead, 0, 5000, apply=self._set_overhead),
             _Option("UCI_Chess960", "check", False, apply=self._set_chess960),
-            _Option("OwnBook", "check", self.engine.own_book, apply=self._set_own_book),
-            _Option("BookFile", "string", "", apply=self._set_book_file),
-            _Option("SyzygyPath", "string", "", apply=self._set_syzygy_path),
-            _Option("SyzygyProbeLimit", "spin", 7, 0, 7, apply=self._set_probe_limit),
-            _Option("ConfigFile", "string", "", apply=self._set_config_file),
-            _Option("PheromoneFile", "string", "", apply=self._set_pheromone_file),
-            _Option("PheromoneLearning", "check", False, apply=self._set_pheromone_learning),
         ]
+        for spec_field in dataclasses.fields(Options):
+            spec: OptionSpec = spec_field.metadata["uci"]
+            default = getattr(self.engine.options, spec_field.name)
+            declared.append(
+                _Option(spec.name, spec.kind, default, spec.low, spec.high, apply=self._engine_option(spec_field.name))
+            )
+            if spec_field.name == "hash_mb":
+                declared.append(_Option("Clear Hash", "button", apply=lambda _: self.engine.clear_hash()))
+        return declared
+
+    def _engine_option(self, name: str) -> Callable[[Any], str | None]:
+        def apply(value: Any) -> str | None:
+            try:
+                return self.engine.set_option(name, value)
+            except OptionError as err:
+                raise _UciError(str(err)) from None
+
+        return apply
 
     def _set_log_file(self, path: str) -> str | None:
         if self._log is not None:
@@ -261,62 +289,10 @@ class UciProtocol:
                 raise _UciError(f"cannot open debug log {path}: {err.strerror or err}") from None
         return None
 
-    def _set_hash(self, megabytes: int) -> str | None:
-        try:
-            self.engine.resize_hash(megabytes)
-        except MemoryError:
-            raise _UciError(f"not enough memory for Hash {megabytes}") from None
-        return None
-
-    def _set_multipv(self, count: int) -> str | None:
-        self.engine.multipv = count
-        return None
-
-    def _set_overhead(self, ms: int) -> str | None:
-        self.engine.move_overhead = ms
-        return None
-
     def _set_chess960(self, on: bool) -> str | None:
         self.chess960 = on
         self.board.chess960 = on or self.board.has_chess960_castling_rights()
         return None
-
-    def _set_own_book(self, on: bool) -> str | None:
-        self.engine.own_book = on
-        if on and self.engine.probe.book is None:
-            return "OwnBook is on but no book is loaded (set BookFile)"
-        return None
-
-    def _set_book_file(self, path: str) -> str | None:
-        return self.engine.probe.open_book(path)
-
-    def _set_syzygy_path(self, value: str) -> str | None:
-        return self.engine.probe.open_tablebases(value)
-
-    def _set_probe_limit(self, pieces: int) -> str | None:
-        self.engine.probe.probe_limit = pieces
-        return None
-
-    def _set_pheromone_file(self, path: str) -> str | None:
-        return self.engine.set_pheromone_file(path)
-
-    def _set_pheromone_learning(self, on: bool) -> str | None:
-        self.engine.pheromone_learning = on
-        if on and self.engine.pheromone_file is None:
-            return "pheromone learning: set PheromoneFile to the file to learn into (the bundled one stays as shipped)"
-        return None
-
-    def _set_config_file(self, path: str) -> str | None:
-        if not path:
-            self.engine.set_config(Config())
-            return "using the built-in configuration"
-        try:
-            config = load_config(path)
-        except ConfigError as err:
-            raise _UciError(f"config not loaded: {err}") from None
-        self.engine.set_config(config)
-        problem = f"; {self.engine.spectral_message}" if self.engine.spectral_message else ""
-        return f"configuration loaded from {path}{problem}"
 
     # ------------------------------------------------------------------- input
 
@@ -429,8 +405,6 @@ class UciProtocol:
         value = option.parse(match.group("value"))
         self._stop_search()
         message = option.apply(value) if option.apply is not None else None
-        if option.kind != "button":
-            self.values[name.lower()] = value
         if message:
             self.send(f"info string {message}")
 
@@ -495,10 +469,8 @@ class UciProtocol:
         return board
 
     def _cmd_go(self, args: list[str], rest: str) -> None:
-        if self._thread is not None:
-            if not self._answered.is_set() and self._control is not None and not self._control.stopped:
-                raise _UciError("already searching; send stop first")
-            self._thread.join()
+        if not self._answered.is_set() and self.engine.searching:
+            raise _UciError("already searching; send stop first")
         limits = self._parse_go(args)
         if not self.position_given:
             self._error("go before position: searching the start position")
@@ -506,16 +478,11 @@ class UciProtocol:
         # The search needs the history only back to the last capture or pawn move
         # (repetitions); copying all of a long game's would cost time on the clock.
         board = self.board.copy(stack=repetition_window(self.board))
-        budget = time_budget(limits, board.turn, self.engine.move_overhead, self.engine.config.time)
-        control = SearchControl(limits, budget, start=self._received)
-        if self.debug:
-            self.send(f"info string time budget {budget}")
-        self._control = control
-        self._answered = threading.Event()
-        self._thread = threading.Thread(
-            target=self._search, args=(board, limits, control, self._answered), name="search", daemon=True
+        answered = self._answered = threading.Event()
+        self.engine.go(
+            board, limits, _Reporter(self, board), lambda result: self._answer(board, result, answered),
+            start=self._received,
         )
-        self._thread.start()
 
     def _parse_go(self, args: list[str]) -> Limits:
         limits = Limits()
@@ -555,17 +522,8 @@ class UciProtocol:
                 self._error(f"go: unknown token '{_clip(token)}' ignored")
         return limits
 
-    def _search(self, board: chess.Board, limits: Limits, control: SearchControl, answered: threading.Event) -> None:
-        """Body of the search thread: think, wait while UCI forbids an answer, answer."""
-        result: ThinkResult
-        try:
-            result = self.engine.think(board, limits, control, _Reporter(self, board))
-        except Exception as err:  # answer the GUI whatever happened
-            traceback.print_exc(file=sys.stderr)
-            self._error(f"search failed: {err!r}")
-            legal = list(board.legal_moves)
-            result = ThinkResult(legal[0] if legal else None)
-        control.wait_until_released()
+    def _answer(self, board: chess.Board, result: ThinkResult, answered: threading.Event) -> None:
+        """The engine's search thread has a move that may be answered: print it."""
         text = "bestmove 0000"
         if result.move is not None:
             text = f"bestmove {board.uci(result.move)}"
@@ -578,20 +536,16 @@ class UciProtocol:
         self.send(text)
 
     def _stop_search(self) -> None:
-        if self._control is not None:
-            self._control.stop()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        self._control = None
+        self.engine.stop()
+        self.engine.wait()
 
     def _cmd_stop(self, args: list[str], rest: str) -> None:
-        if self._control is not None:
-            self._control.stop()
+        if not self._answered.is_set():
+            self.engine.stop()
 
     def _cmd_ponderhit(self, args: list[str], rest: str) -> None:
-        if self._control is not None:
-            self._control.ponderhit()
+        if not self._answered.is_set():
+            self.engine.ponderhit()
 
     def _cmd_d(self, args: list[str], rest: str) -> None:
         from blitzaco.position import compute_key
@@ -604,7 +558,7 @@ class UciProtocol:
         self.send("Checkers: " + " ".join(chess.square_name(square) for square in checkers))
 
     def _cmd_eval(self, args: list[str], rest: str) -> None:
-        if self._thread is not None and not self._answered.is_set():
+        if not self._answered.is_set():
             # The search thread is laying pheromone trails that the breakdown reads.
             raise _UciError("eval while searching: send stop first")
         for line in self.engine.explain(self.board):

@@ -73,22 +73,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tune: {err}", file=sys.stderr)
         return 2
     if args.command == "selfplay":
-        from blitzaco.match.runner import print_progress
-        from blitzaco.tune.positions import selfplay
+        from blitzaco.tools.match.runner import print_progress
+        from blitzaco.tools.tune.positions import selfplay
 
         report = selfplay(args.out, args.games, nodes=args.nodes, concurrency=args.concurrency,
                           config=base if args.config else None, seed=args.seed, progress=print_progress)
         print(report.summary())
         return 0
     if args.command == "positions":
-        from blitzaco.tune.positions import extract
+        from blitzaco.tools.tune.positions import extract
 
         count = extract(args.pgn, args.out, config=base, skip=args.skip, seed=args.seed,
                         progress=lambda n: print(f"{n} positions", file=sys.stderr, flush=True))
         print(f"{count} quiet positions written to {args.out}")
         return 0
     if args.command == "adopt":
-        from blitzaco.tune.adopt import adopt
+        from blitzaco.tools.tune.adopt import adopt
 
         try:
             tuned = load_config(args.tuned)
@@ -105,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
 def _optimise(args: argparse.Namespace, base: Config) -> int:
     import torch
 
-    from blitzaco.tune.fitness import GameFitness, PositionFitness
-    from blitzaco.tune.optimise import anneal, genetic
-    from blitzaco.tune.positions import PositionSet
-    from blitzaco.tune.spec import default_spec_path, load_spec
+    from blitzaco.tools.tune.fitness import GameFitness, PositionFitness
+    from blitzaco.tools.tune.optimise import anneal, genetic
+    from blitzaco.tools.tune.positions import PositionSet
+    from blitzaco.tools.tune.spec import default_spec_path, load_spec
 
     try:
         spec = load_spec(args.spec or default_spec_path())

@@ -26,12 +26,12 @@ import chess
 import chess.pgn
 import numpy as np
 
-from blitzaco.book import read_database
 from blitzaco.bundled import bundled_file
 from blitzaco.config import Config, dump_toml
 from blitzaco.evaluate import Evaluator
-from blitzaco.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 from blitzaco.movepick import see_ge
+from blitzaco.tools.book import read_database
+from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 
 __all__ = ["tuning_openings", "selfplay", "extract", "PositionSet", "RESULTS"]
 

@@ -6,13 +6,13 @@ cluster.
 The engine never imports this package (torch lives here). Front end:
 ``scripts/tune.py``. Modules:
 
-* :mod:`blitzaco.tune.spec`: the tuning spec file and the genome (which weights,
+* :mod:`blitzaco.tools.tune.spec`: the tuning spec file and the genome (which weights,
   their bounds, config <-> vector);
-* :mod:`blitzaco.tune.positions`: self-play games, the labelled position set and its
+* :mod:`blitzaco.tools.tune.positions`: self-play games, the labelled position set and its
   feature traces;
-* :mod:`blitzaco.tune.fitness`: the two fitness functions;
-* :mod:`blitzaco.tune.optimise`: the genetic algorithm and simulated annealing, with
+* :mod:`blitzaco.tools.tune.fitness`: the two fitness functions;
+* :mod:`blitzaco.tools.tune.optimise`: the genetic algorithm and simulated annealing, with
   checkpoints, a CSV log, a plot and a progress bar;
-* :mod:`blitzaco.tune.adopt`: writes tuned weights into the defaults of
+* :mod:`blitzaco.tools.tune.adopt`: writes tuned weights into the defaults of
   ``blitzaco/config.py`` (from which ``config.toml`` is generated).
 """

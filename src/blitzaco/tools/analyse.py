@@ -37,11 +37,11 @@ import chess
 import chess.pgn
 
 from blitzaco.config import AnalyseConfig, Config
-from blitzaco.engine import Engine, Reporter, SearchInfo
+from blitzaco.engine import Bound, Engine, Reporter, SearchInfo
 from blitzaco.movepick import see_ge
-from blitzaco.progress import progress_bar as bar
 from blitzaco.search import MATE_BOUND
-from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.timeman import Limits
+from blitzaco.tools.progress import progress_bar as bar
 
 __all__ = ["CLASSES", "MoveReport", "PlayerSummary", "GameAnalysis", "analyse_pgn", "accuracy", "win_chance"]
 
@@ -134,10 +134,8 @@ class _Analyser:
             return -MATE_BOUND - 100, ()
         if board.is_stalemate() or board.is_insufficient_material():
             return 0, ()
-        budget = time_budget(self.limits, board.turn, 0, self.engine.config.time)
-        control = SearchControl(self.limits, budget)
         lines: list[tuple[chess.Move, ...]] = []
-        result = self.engine.think(board, self.limits, control, _LineCatcher(lines))
+        result = self.engine.think(board, self.limits, _LineCatcher(lines))
         best_line = lines[-1] if lines and lines[-1][:1] == (result.move,) else ((result.move,) if result.move else ())
         return result.score or 0, best_line
 
@@ -176,7 +174,7 @@ class _LineCatcher(Reporter):
         self.lines = lines
 
     def info(self, info: SearchInfo) -> None:
-        if info.line.multipv == 1 and info.line.bound == "exact" and info.line.pv:
+        if info.line.multipv == 1 and info.line.bound == Bound.EXACT and info.line.pv:
             self.lines.append(info.line.pv)
 
 
@@ -205,7 +203,7 @@ def analyse_pgn(
     legal part of a game with an illegal move is still analysed."""
     config = config if config is not None else Config()
     engine = Engine(config)
-    engine.own_book = False
+    engine.set_option("own_book", False)
     analyser = _Analyser(engine, limits, config.analyse)
     analyses: list[GameAnalysis] = []
     problems: list[str] = []

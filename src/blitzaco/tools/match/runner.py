@@ -29,7 +29,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from blitzaco.match.stats import Penta, Sprt, elo_interval, los, trinomial_interval
+from blitzaco.tools.match.stats import Penta, Sprt, elo_interval, los, trinomial_interval
 
 __all__ = [
     "EngineSpec",

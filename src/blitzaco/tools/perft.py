@@ -14,8 +14,8 @@ import chess
 from blitzaco.config import EvalConfig
 from blitzaco.evaluate import Evaluator
 from blitzaco.movepick import evasions, is_check, legality_masks, ordered_moves, was_into_check
+from blitzaco.moves import decode_move
 from blitzaco.position import Position
-from blitzaco.tt import decode_move
 
 __all__ = ["perft", "divide"]
 

@@ -17,7 +17,7 @@ import chess
 
 from blitzaco.config import Config
 from blitzaco.engine import Engine
-from blitzaco.timeman import Limits, SearchControl
+from blitzaco.timeman import Limits
 
 __all__ = ["BENCH_FENS", "DEFAULT_BENCH_DEPTH", "run_bench"]
 
@@ -69,7 +69,7 @@ def run_bench(
 ) -> tuple[int, float]:
     """Search every bench position to *depth*; returns (nodes, seconds)."""
     engine = Engine(config)
-    engine.own_book = False  # the signature measures the search, not the book
+    engine.set_option("own_book", False)  # the signature measures the search, not the book
     engine.trails.clear()  # nor a trained pheromone memory
     total_nodes = 0
     started = time.perf_counter()
@@ -77,7 +77,7 @@ def run_bench(
         engine.new_game()
         board = chess.Board(fen)
         limits = Limits(depth=depth)
-        result = engine.think(board, limits, SearchControl(limits, None))
+        result = engine.think(board, limits)
         total_nodes += result.nodes
         move = board.uci(result.move) if result.move else "0000"
         out(f"Position {number:2d}/{len(BENCH_FENS)}: {result.nodes:9d} nodes, bestmove {move}")

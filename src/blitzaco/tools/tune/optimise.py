@@ -36,8 +36,8 @@ from typing import Any
 import torch
 
 from blitzaco.config import dump_toml
-from blitzaco.progress import progress_bar
-from blitzaco.tune.spec import AnnealSettings, GaSettings, Genome
+from blitzaco.tools.progress import progress_bar
+from blitzaco.tools.tune.spec import AnnealSettings, GaSettings, Genome
 
 __all__ = ["RunResult", "genetic", "anneal", "plot"]
 

@@ -8,7 +8,7 @@ A spec is a TOML file::
     "eval.pawns.isolated" = [-60, 0]
     "eval.pieces.mobility_knight" = [-80, 60]
 
-    [ga]          # genetic algorithm (see blitzaco.tune.optimise)
+    [ga]          # genetic algorithm (see blitzaco.tools.tune.optimise)
     population = 48
     ...
     [anneal]      # simulated annealing
@@ -297,4 +297,4 @@ def load_spec(path: str | Path) -> TuneSpec:
 
 def default_spec_path() -> Path:
     """The spec shipped with the package: the classical evaluation terms."""
-    return Path(str(resources.files("blitzaco.tune").joinpath("default_spec.toml")))
+    return Path(str(resources.files("blitzaco.tools.tune").joinpath("default_spec.toml")))

@@ -30,10 +30,10 @@ from typing import Any
 
 import torch
 
-from blitzaco.config import Config, config_from_dict, dump_toml
-from blitzaco.match.runner import EngineSpec, MatchLimit, Opening, load_openings, play_match
-from blitzaco.tune.positions import PositionSet, tuning_openings
-from blitzaco.tune.spec import GameSettings, Genome
+from blitzaco.config import config_from_dict, dump_toml
+from blitzaco.tools.match.runner import EngineSpec, MatchLimit, Opening, load_openings, play_match
+from blitzaco.tools.tune.positions import PositionSet, tuning_openings
+from blitzaco.tools.tune.spec import GameSettings, Genome
 
 __all__ = ["PositionFitness", "GameFitness", "LINEAR_PATHS", "texel_error"]
 
@@ -199,8 +199,3 @@ class GameFitness:
         if self._ray is not None:
             self._ray.shutdown()
             self._ray = None
-
-
-def base_config_of(data: PositionSet) -> Config:
-    """The weights a position set was traced with."""
-    return config_from_dict(tomllib.loads(data.config_toml))

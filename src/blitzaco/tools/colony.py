@@ -29,12 +29,13 @@ from dataclasses import dataclass
 import chess
 
 from blitzaco.config import Config
-from blitzaco.evaluate import Evaluator
+from blitzaco.moves import encode_move
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
 from blitzaco.search import MATE_BOUND, Search
+from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl
-from blitzaco.tt import TranspositionTable, encode_move
+from blitzaco.tt import TranspositionTable
 
 __all__ = ["ColonyStats", "train", "MODES"]
 
@@ -54,12 +55,12 @@ class ColonyStats:
     seconds: float = 0.0
 
 
-def _scored_moves(board: chess.Board, evaluator: Evaluator, tt: TranspositionTable, config: Config,
+def _scored_moves(board: chess.Board, static: StaticEval, tt: TranspositionTable, config: Config,
                   depth: int) -> list[tuple[chess.Move, int]]:
     """Every legal move with its score (centipawns, the mover's view) from a search
     of *depth* plies."""
     limits = Limits(depth=depth)
-    search = Search(Position(board, evaluator.psq), evaluator, tt, config.search, SearchControl(limits, None),
+    search = Search(Position(board, static.psq), static, tt, config.search, SearchControl(limits, None),
                     list(board.legal_moves))
     return search.score_root_moves(depth)
 
@@ -87,7 +88,7 @@ def train(
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     colony = config.pheromone.colony
     rng = random.Random(seed)
-    evaluator = Evaluator(config.eval)
+    static = StaticEval(config, Trails(config.pheromone))  # classical (+ spectral): no trail bonus
     tt = TranspositionTable(16)
     stats = ColonyStats()
     started = time.perf_counter()
@@ -101,7 +102,7 @@ def train(
                 result_white = 1.0 if outcome.winner is chess.WHITE else 0.0 if outcome.winner is chess.BLACK else 0.5
                 break
             key = compute_key(board)
-            move = _choose(board, key, trails, _scored_moves(board, evaluator, tt, config, colony.score_depth),
+            move = _choose(board, key, trails, _scored_moves(board, static, tt, config, colony.score_depth),
                            config, mode, rng)
             played.append((key, encode_move(move), board.turn))
             board.push(move)
@@ -110,7 +111,7 @@ def train(
             if outcome is not None:
                 result_white = 1.0 if outcome.winner is chess.WHITE else 0.0 if outcome.winner is chess.BLACK else 0.5
             else:
-                result_white = _result_by_search(board, evaluator, tt, config)
+                result_white = _result_by_search(board, static, tt, config)
         for key, code, color in played:
             result = result_white if color == chess.WHITE else 1.0 - result_white
             trails.deposit_long(key, code, colony.ant_deposit * (2.0 * result - 1.0))
@@ -145,12 +146,12 @@ def _choose(board: chess.Board, key: int, trails: Trails, scored: Sequence[tuple
     return rng.choices(moves, weights=weights)[0]
 
 
-def _result_by_search(board: chess.Board, evaluator: Evaluator, tt: TranspositionTable, config: Config) -> float:
+def _result_by_search(board: chess.Board, static: StaticEval, tt: TranspositionTable, config: Config) -> float:
     """White's expected result in a position where the ant stopped."""
     depth = config.pheromone.colony.result_depth
     limits = Limits(depth=depth)
     legal = list(board.legal_moves)
-    search = Search(Position(board, evaluator.psq), evaluator, tt, config.search, SearchControl(limits, None), legal)
+    search = Search(Position(board, static.psq), static, tt, config.search, SearchControl(limits, None), legal)
     score = 0
     for iteration in search.iterate(depth):
         score = iteration.lines[0].score

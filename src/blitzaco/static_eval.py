@@ -1,0 +1,154 @@
+"""The static evaluation: the one object the search asks for a position's score.
+
+:class:`StaticEval` owns every term of the static score and composes them:
+
+* the classical tapered evaluation (:class:`~blitzaco.evaluate.Evaluator`), always;
+* the spectral term (:mod:`blitzaco.spectral`) when ``[eval.spectral]`` switches it
+  on, with its depth rule: the graph features are computed only at nodes with at
+  least ``min_depth`` plies left and inherited from the parent below them (and in
+  the quiescence search), because they cost far more than a node;
+* the pheromone bonus (``[pheromone] eval_weight`` times the strongest trail from
+  the position) when the pheromone memory is switched on.
+
+The search calls :meth:`StaticEval.evaluate` for a score and, only when
+:attr:`StaticEval.per_node` is true, :meth:`StaticEval.enter` at every node (the
+spectral term's inherited value). ``eval`` prints :meth:`StaticEval.explain`. With
+the extra terms off, ``evaluate`` *is* the classical evaluator's bound method, so the
+entry point costs the search nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import chess
+
+from blitzaco.config import Config
+from blitzaco.evaluate import Evaluator, PsqTable, format_trace
+from blitzaco.pheromone import Trails
+from blitzaco.position import Position, compute_key
+
+if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
+    from blitzaco.spectral import SpectralTerm
+
+__all__ = ["StaticEval", "MAX_PLIES"]
+
+#: Plies of per-node state kept (the search never goes deeper than its MAX_PLY).
+MAX_PLIES = 130
+
+
+class StaticEval:
+    """Every term of the static score behind one method. One search at a time uses
+    it (the per-ply spectral state belongs to the running search)."""
+
+    def __init__(self, config: Config, trails: Trails) -> None:
+        self.config = config
+        self.classical = Evaluator(config.eval)
+        self.psq: PsqTable = self.classical.psq
+        self.trails = trails
+        self.spectral, self.spectral_message = _spectral_term(config)
+        self._min_depth = max(1, config.eval.spectral.min_depth)
+        self._spectral_by_ply = [0] * MAX_PLIES
+        self._spectral_here = 0  # the value at the node entered last
+        self._trail_weight = 0.0
+        #: Whether the search must call :meth:`enter` at every node.
+        self.per_node = self.spectral is not None
+        #: ``evaluate(pos) -> centipawns`` for the side to move, at the node the
+        #: search entered last.
+        self.evaluate: Callable[[Position], int] = self.classical.evaluate
+        self.use_trails(False)
+
+    def use_trails(self, on: bool) -> None:
+        """Add the pheromone bonus (when its weight is not zero) or not: the engine
+        switches it with the memory, per search."""
+        self._trail_weight = self.config.pheromone.eval_weight if on else 0.0
+        if self.spectral is None and not self._trail_weight:
+            self.evaluate = self.classical.evaluate
+        else:
+            self.evaluate = self._composed
+
+    # ----------------------------------------------------------------- the search
+
+    def start(self, pos: Position) -> None:
+        """A search begins at *pos* (its root is ply 0)."""
+        if self.spectral is not None:
+            self._spectral_by_ply[0] = self._spectral_here = self.spectral.score(pos.board, pos.key)
+
+    def enter(self, pos: Position, ply: int, depth: int) -> None:
+        """The search entered a node *ply* plies from the root with *depth* plies left
+        (0 in the quiescence search): the spectral value in force there is computed
+        or inherited from the parent."""
+        by_ply = self._spectral_by_ply
+        if depth >= self._min_depth:
+            by_ply[ply] = self.spectral.score(pos.board, pos.key)  # type: ignore[union-attr]
+        else:
+            by_ply[ply] = by_ply[ply - 1]
+        self._spectral_here = by_ply[ply]
+
+    def _composed(self, pos: Position) -> int:
+        score = self.classical.evaluate(pos)
+        if self.spectral is not None:
+            advantage = self._spectral_here
+            score += advantage if pos.board.turn else -advantage
+        if self._trail_weight:
+            row = self.trails.row(pos.key)
+            if row is not None:
+                score += int(self._trail_weight * max(row.values()))
+        return score
+
+    # ------------------------------------------------------------------ the eval command
+
+    def explain(self, board: chess.Board) -> list[str]:
+        """The static evaluation of *board* term by term, as the ``eval`` command
+        prints it: the classical table, the spectral features, the pheromone bonus,
+        and the final score the search uses (White's view, pawns)."""
+        trace = self.classical.trace(board)
+        lines = format_trace(trace)
+        lines.append(f"Classical evaluation {trace.score / 100:+.2f} (white side)")
+        final = trace.score
+        lines.append("")
+        spectral_config = self.config.eval.spectral
+        try:
+            from blitzaco.spectral import FEATURES, SpectralTerm, position_features
+        except ImportError as err:
+            lines.append(f"Spectral terms: not available ({err})")
+        else:
+            term = self.spectral if self.spectral is not None else SpectralTerm(spectral_config)
+            white, black = position_features(board)
+            lines.append("       Spectral |    White |    Black |   Weight | Advantage")
+            for name in FEATURES:
+                a, b, w = getattr(white, name), getattr(black, name), getattr(spectral_config, name)
+                lines.append(f"{name:>15} | {a:8.3f} | {b:8.3f} | {w:8.2f} | {w * (a - b) / 100:+8.2f}")
+            advantage = term.advantage((white, black))
+            state = "in the score" if self.spectral is not None else "switched off: not in the score"
+            lines.append(f"Spectral advantage {advantage / 100:+.2f} (white side, {state})")
+            if self.spectral is not None:
+                final += advantage
+        lines.append("")
+        pheromone = self.config.pheromone
+        strongest = self.trails.strongest(compute_key(board))
+        bonus = int(pheromone.eval_weight * strongest)
+        bonus = bonus if board.turn else -bonus
+        state = "in the score" if pheromone.enabled else "switched off: not in the score"
+        lines.append(
+            f"Pheromone: strongest trail {strongest:.3f} for {'white' if board.turn else 'black'} to move, "
+            f"bonus {bonus / 100:+.2f} (white side, {state}); long-term memory: {len(self.trails.long)} positions"
+        )
+        if pheromone.enabled:
+            final += bonus
+        lines.append("")
+        lines.append(f"Final evaluation {final / 100:+.2f} (white side)")
+        return lines
+
+
+def _spectral_term(config: Config) -> tuple[SpectralTerm | None, str | None]:
+    """The spectral term when the configuration switches it on (numpy is imported
+    only then), with a message when it cannot be had."""
+    if not config.eval.spectral.enabled:
+        return None, None
+    try:
+        from blitzaco.spectral import SpectralTerm
+    except ImportError as err:
+        return None, f"spectral term switched off: {err} (numpy is not in this build)"
+    return SpectralTerm(config.eval.spectral), None
