@@ -18,11 +18,18 @@ VOCABULARY = [
     "-1", "0", "1", "2", "7", "50", "999999999999999999999", "nan", "1e9", "0x10", "",
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b", "KQkq", "-", "\t", "ß", "♞", "\x00",
 ]
-SAFE_GO = ["depth 1", "depth 2", "nodes 50", "nodes 300", "movetime 20", "wtime 200 btime 200", "mate 1"]
+SAFE_GO = [
+    "depth 1", "depth 2", "nodes 50", "nodes 300", "movetime 20", "wtime 200 btime 200", "mate 1",
+    # a clock for the side not to move only (White is to move in the kept position),
+    # or a bad number for the side to move's: the engine must still answer by itself
+    "btime 1000 binc 0", "wtime abc btime 100",
+]
 
 
 def _is_valid_position(line: str) -> bool:
-    """Whether *line* is a position command the engine must accept (python-chess as oracle)."""
+    """Whether *line* is a position command that sets up a position (python-chess as
+    oracle): a valid start, whatever its moves, since the legal part of a move list
+    stands even when a later move is refused (as in Stockfish)."""
     tokens = line.split()
     if not tokens or tokens[0] != "position" or len(tokens) < 2:
         return False
@@ -37,11 +44,6 @@ def _is_valid_position(line: str) -> bool:
                 return False
         else:
             return False
-        for text in moves:
-            move = board.parse_uci(text)
-            if not move:
-                return False
-            board.push(move)
     except ValueError:
         return False
     return True
@@ -90,6 +92,8 @@ def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
                 "go " + rng.choice(SAFE_GO),
                 "go depth", "go depth x", "go depth -3", "go nodes 0", "go movetime -5", "go wtime", "go mate 0",
                 "go searchmoves a1a1 zz", "go " + rng.choice(SAFE_GO) + " searchmoves e7e5",
+                "go infinite", "go ponder wtime 500 btime 500",  # answered at the next stop, ponderhit or go
+                "ponderhit",
             ]).encode("utf-8")
         elif kind < 0.9:
             line = rng.choice([

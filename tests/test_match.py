@@ -155,6 +155,13 @@ def test_clock_games_record_the_clock_in_the_pgn(tmp_path: Path) -> None:
     assert game is not None and game.next() is not None
     assert game.next().clock() is not None  # [%clk ...]
     assert game.headers["TimeControl"] == "1+0.05"
+    # A second match to the same file appends: the first match's games stay.
+    play_match(first, second, OPENINGS[:1], MatchLimit(nodes=200), 2, pgn_path=pgn)
+    with open(pgn) as handle:
+        games = []
+        while (read := chess.pgn.read_game(handle)) is not None:
+            games.append(read)
+    assert len(games) == 4 and [g.headers["TimeControl"] for g in games[:2]] == ["1+0.05", "1+0.05"]
 
 
 def test_faults_are_counted_separately() -> None:

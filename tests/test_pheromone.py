@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -167,6 +168,51 @@ def test_learning_carries_trails_into_the_file(tmp_path: Path) -> None:
     fresh = _engine()
     fresh.set_option("pheromone_file", str(path))
     assert fresh.trails.level(START, encode_move(result.move)) == pytest.approx(learnt[START][encode_move(result.move)])
+
+
+def test_learning_never_overwrites_a_file_it_could_not_read(tmp_path: Path) -> None:
+    """A PheromoneFile that exists but is not a memory file (or a corrupt one) is
+    reported, and learning leaves it as it is instead of replacing it."""
+    for content in (b"my notes, not a memory file\n", MAGIC + b"\x01\x00\x00\x00\xff"):
+        path = tmp_path / "notes.txt"
+        path.write_bytes(content)
+        engine = _engine()
+        assert "playing without it" in engine.set_option("pheromone_file", str(path))
+        engine.set_option("pheromone_learning", True)
+        _think(engine, chess.Board())
+        message = engine.new_game()
+        assert message is not None and "left as it is" in message
+        assert path.read_bytes() == content
+
+
+_LEARNER = """
+import sys
+from blitzaco.config import PheromoneConfig
+from blitzaco.pheromone import Trails
+path, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+trails = Trails(PheromoneConfig())
+trails.load(path)
+for key in range(first, first + count):
+    trails.deposit(key, 12 | 28 << 6, 1.0)
+    message = trails.learn_into(path)
+    assert message is None, message
+"""
+
+
+def test_two_processes_sharing_one_file_keep_each_others_learning(tmp_path: Path) -> None:
+    """Two engines on one memory file (a match at concurrency 2): each loaded it
+    once, each saves many times, at the same time; every lesson of both is in the
+    file at the end (merged on save, under the file lock)."""
+    path = tmp_path / "shared.bin"
+    write_memory(path, {})
+    count = 40
+    learners = [
+        subprocess.Popen([sys.executable, "-c", _LEARNER, str(path), str(first), str(count)])
+        for first in (1, 1_000_001)
+    ]
+    assert [learner.wait(timeout=300) for learner in learners] == [0, 0]
+    memory = read_memory(path)
+    assert set(memory) == set(range(1, 1 + count)) | set(range(1_000_001, 1_000_001 + count))
 
 
 def test_learning_needs_a_named_file_and_creates_it(tmp_path: Path) -> None:

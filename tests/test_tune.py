@@ -222,6 +222,26 @@ def test_genetic_algorithm_is_seeded_resumable_and_writes_its_files(positions: P
     assert tuned == fitness.genome.decode(straight.best)
 
 
+def test_a_planted_checkpoint_cannot_run_code(positions: Path, tmp_path: Path) -> None:
+    """--resume reads the checkpoint as tensors and plain values only: a pickle that
+    would run code when loaded is refused, and the code never runs."""
+    fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
+    out = tmp_path / "run"
+    out.mkdir()
+    marker = tmp_path / "ran"
+
+    class Planted:
+        def __reduce__(self):  # type: ignore[no-untyped-def]
+            return (marker.write_text, ("pwned",))
+
+    torch.save({"genes": [gene.name for gene in fitness.genome.genes], "x": Planted()}, out / "checkpoint.pt")
+    with pytest.raises(Exception, match="(?i)weights_only|unpickl|unsupported"):
+        genetic(fitness, fitness.genome, GaSettings(population=12, generations=2, seed=4), out, resume=True,
+                progress=False)
+    assert not marker.exists()
+    assert not list(out.glob("*.tmp"))
+
+
 def test_simulated_annealing_improves_and_resumes(positions: Path, tmp_path: Path) -> None:
     fitness = PositionFitness(PositionSet.load(positions), Genome(SMALL))
     settings = AnnealSettings(steps=300, t_start=1e-4, t_end=1e-8, seed=2)

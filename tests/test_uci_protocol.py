@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def test_option_names_are_case_insensitive(uci: UciProcess) -> None:
 
 
 def test_bad_positions_keep_the_last_good_one(uci: UciProcess) -> None:
+    """A position that cannot be set up at all leaves the last good one (a bad move
+    list keeps its legal part instead: see the next test)."""
     uci.send("position startpos moves e2e4 e7e5")
     good = _fen(uci)
     bad = [
@@ -73,10 +76,6 @@ def test_bad_positions_keep_the_last_good_one(uci: UciProcess) -> None:
         "position fen 4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
         "position fen 4k2R/8/8/8/8/8/8/4K3 w - - 0 1",
         "position fen",
-        "position startpos moves e2e4 e2e4",
-        "position startpos moves e2e5",
-        "position startpos moves e2e4 e7e5 0000",
-        "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 e5e4 c4f7",  # legal moves, then an illegal one
         "position sideways",
     ]
     for line in bad:
@@ -107,8 +106,11 @@ def test_position_during_search_does_not_disturb_it(uci: UciProcess) -> None:
 
 
 def test_ucinewgame_during_search_stops_it_first(uci: UciProcess) -> None:
+    """A timed search is stopped by ucinewgame (its bestmove printed); go infinite
+    and go ponder are not (see the deferred commands below)."""
+    uci.send("setoption name OwnBook value false")
     uci.send("position startpos")
-    uci.send("go infinite")
+    uci.send("go wtime 600000 btime 600000")
     uci.read_until(lambda line: line.startswith("info depth"))
     uci.send("ucinewgame")
     uci.read_until("bestmove", timeout=10)
@@ -131,16 +133,72 @@ def test_a_clock_for_the_other_side_only_still_ends(uci: UciProcess) -> None:
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
 
 
-def test_second_go_while_searching_is_refused(uci: UciProcess) -> None:
+def test_a_second_go_while_searching_ends_the_first_one(uci: UciProcess) -> None:
+    """Every go ends in exactly one bestmove (Stockfish): a go during a search stops
+    it (its bestmove printed), then searches."""
+    uci.send("setoption name OwnBook value false")
     uci.send("position startpos")
     uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
     uci.send("go depth 1")
-    uci.read_until(lambda line: "already searching" in line)
-    uci.send("stop")
+    uci.read_until("bestmove")
     uci.read_until("bestmove")
     uci.send("isready")
     lines = uci.read_until("readyok")
-    assert not any(line.startswith("bestmove") for line in lines), "the refused go must not answer"
+    assert not any(line.startswith("bestmove") for line in lines)
+    assert sum(line.startswith("bestmove") for line in uci.seen) == 2
+
+
+def test_setoption_and_ucinewgame_while_pondering_wait_for_the_answer(uci: UciProcess) -> None:
+    """A GUI may send setoption at any time: during go ponder / go infinite it never
+    makes the engine answer unasked; it takes effect once the search has answered."""
+    uci.send("setoption name OwnBook value false")
+    for release in ("ponderhit", "stop"):
+        uci.send("position startpos moves e2e4")
+        uci.send("go ponder wtime 2000 btime 2000" if release == "ponderhit" else "go infinite")
+        uci.read_until(lambda line: line.startswith("info depth"))
+        uci.send("setoption name MultiPV value 2")
+        uci.send("ucinewgame")
+        uci.send("isready")
+        lines = uci.read_until("readyok")
+        lines += uci.drain(0.5)
+        assert not any(line.startswith("bestmove") for line in lines), release
+        uci.send(release)
+        uci.read_until("bestmove")
+        uci.send("position startpos")
+        uci.send("go depth 2")
+        lines = uci.read_until("bestmove")
+        assert any(" multipv 2 " in line for line in lines), "the deferred option applies to the next search"
+        uci.send("setoption name MultiPV value 1")
+
+
+def test_an_illegal_move_keeps_the_position_up_to_the_move_before(uci: UciProcess) -> None:
+    """Stockfish's reading of a move list with an illegal move: the moves before it
+    stand; the previous, unrelated position is gone."""
+    uci.send("position startpos moves e2e4 e7e5")
+    uci.send("position fen 8/4P3/8/8/8/8/k7/7K w - - 0 1 moves e7e8")
+    lines = uci.read_until(lambda line: "refused" in line)
+    assert "'e7e8' (move 1) refused" in lines[-1]
+    assert _fen(uci) == "8/4P3/8/8/8/8/k7/7K w - - 0 1"
+    for line, legal in (
+        ("position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 e8e6", 5),
+        ("position startpos moves e2e4 e2e4", 1),
+        ("position startpos moves e2e5", 0),
+        ("position startpos moves e2e4 e7e5 0000", 2),
+        ("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 e5e4 c4f7", 5),
+    ):
+        uci.send(line)
+        uci.read_until(lambda text, n=legal + 1: f"(move {n}) refused" in text)
+        board = chess.Board()
+        for uci_move in line.split()[3 : 3 + legal]:
+            board.push_uci(uci_move)
+        assert _fen(uci) == board.fen(), line
+
+
+def test_control_characters_are_escaped_in_what_is_echoed(uci: UciProcess) -> None:
+    uci.send(b"frob\x00nicate\x1b[2J")
+    line = uci.read_until(lambda text: "unknown command" in text)[-1]
+    assert "\\x00" in line and "\\x1b" in line and line.isprintable()
 
 
 def test_eval_waits_for_the_search_to_end(uci: UciProcess) -> None:
@@ -262,3 +320,21 @@ def test_bound_lines_on_the_wire(uci: UciProcess) -> None:
     lines = uci.read_until("bestmove")
     bound = [line for line in lines if " lowerbound " in line]
     assert bound and " score cp " in bound[0] and bound[0].index("score") < bound[0].index("lowerbound")
+
+
+def test_config_and_pheromone_files_must_be_regular_and_bounded(uci: UciProcess, tmp_path: Path) -> None:
+    """A device, a pipe or a huge file named as ConfigFile or PheromoneFile is refused
+    at once: it neither fills the memory (/dev/zero) nor blocks the engine (a FIFO
+    with no writer)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.bin"
+    with open(huge, "wb") as handle:
+        handle.truncate(200 << 20)  # sparse: above both limits, no disk used
+    for option in ("ConfigFile", "PheromoneFile"):
+        for path, reason in (("/dev/zero", "not a regular file"), (fifo, "not a regular file"), (huge, "more than")):
+            uci.send(f"setoption name {option} value {path}")
+            line = uci.read_until(lambda text, name=str(path): name in text, timeout=30)[-1]
+            assert reason in line, line
+    uci.isready()
+    assert uci.proc.poll() is None

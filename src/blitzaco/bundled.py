@@ -1,14 +1,17 @@
 """Where the data files shipped with the engine are: ``assets/`` installed as the
 package ``blitzaco.assets``, unpacked beside a frozen build's files, or, when the
-engine runs from a source checkout (``PYTHONPATH=src``), the checkout's ``assets/``."""
+engine runs from a source checkout (``PYTHONPATH=src``), the checkout's ``assets/``;
+and how the engine reads a file a user names (bounded, regular files only)."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["bundled_file"]
+__all__ = ["bundled_file", "read_user_file"]
 
 # src/blitzaco/bundled.py -> the checkout's top folder
 _CHECKOUT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -28,3 +31,25 @@ def bundled_file(name: str) -> Path | None:
         path = _CHECKOUT_ASSETS / name
         return path if path.is_file() else None
     return Path(str(found)) if found.is_file() else None
+
+
+def read_user_file(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of the file at *path*, which a user named (an option, a command
+    line). Raises OSError for anything but a regular file (a device such as
+    ``/dev/zero``, a pipe, a directory) and for a file larger than *max_bytes*, so
+    that a wrong path can neither fill the memory nor block the engine."""
+    with open(path, "rb", opener=_nonblocking) as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > max_bytes:
+            raise OSError(f"{path} is {info.st_size} bytes, more than the {max_bytes} accepted")
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise OSError(f"{path} is more than the {max_bytes} bytes accepted")
+    return data
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    """Open without blocking on a pipe that has no writer (POSIX; elsewhere plain)."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blitzaco.bundled import read_user_file
+
 __all__ = [
     "AnalyseConfig",
     "BookConfig",
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 PST_SIZE = 64
+#: Largest configuration file read (the full config.toml is about 25 kB).
+MAX_CONFIG_BYTES = 1 << 20
 
 
 class ConfigError(ValueError):
@@ -692,10 +696,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """The mapping in a TOML file. Raises :class:`ConfigError` for a file that cannot
     be read or parsed."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        data = read_user_file(path, MAX_CONFIG_BYTES)
+        return tomllib.loads(data.decode("utf-8"))
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path} is not UTF-8 text: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
 

@@ -172,9 +172,7 @@ class Engine:
         add its trails to the long-term memory and save it there; then forget them."""
         options = self.options
         if options.pheromone_learning and options.pheromone_file:
-            if self.trails.learn():
-                return self.trails.save(Path(options.pheromone_file))
-            return None
+            return self.trails.learn_into(options.pheromone_file)
         self.trails.new_game()
         return None
 
@@ -298,6 +296,13 @@ class Engine:
         """A search started by :meth:`go` has neither answered nor been stopped."""
         thread, control = self._thread, self._control
         return thread is not None and thread.is_alive() and control is not None and not control.stopped
+
+    @property
+    def awaiting_stop(self) -> bool:
+        """A search started by :meth:`go` runs that may not answer before
+        :meth:`stop` or :meth:`ponderhit` (``go infinite``, ``go ponder``)."""
+        control = self._control
+        return self.searching and control is not None and (control.limits.infinite or control.pondering)
 
     def _new_clock(
         self, board: chess.Board, limits: Limits, report: Reporter, start: float | None

@@ -42,17 +42,19 @@ N, an unsorted or duplicate record, a bad move or level) is refused whole.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import struct
+import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import chess
 
-from blitzaco.bundled import bundled_file
+from blitzaco.bundled import bundled_file, read_user_file
 from blitzaco.config import PheromoneConfig
 from blitzaco.moves import encode_move
 from blitzaco.position import compute_key
@@ -63,6 +65,8 @@ MAGIC = b"BACOPHER"
 VERSION = 1
 _HEADER = struct.Struct("<8sII")
 _RECORD = struct.Struct("<QHHf")
+#: Largest memory file read: 4 million records (the bundled one has about 5,000).
+MAX_MEMORY_BYTES = _HEADER.size + 4_000_000 * _RECORD.size
 #: Largest level a file may hold.
 FILE_MAX_LEVEL = 1000.0
 #: The global evaporation factor is folded into the stored levels below this.
@@ -88,7 +92,7 @@ def _valid_move(code: int) -> bool:
 def read_memory(path: str | Path) -> Memory:
     """Read a pheromone file. Raises :class:`PheromoneFileError` (or OSError) for a
     file that is not exactly in the documented format."""
-    data = Path(path).read_bytes()
+    data = read_user_file(path, MAX_MEMORY_BYTES)
     if len(data) < _HEADER.size:
         raise PheromoneFileError("too short for the header")
     magic, version, count = _HEADER.unpack_from(data)
@@ -129,11 +133,34 @@ def write_memory(path: str | Path, memory: Memory) -> int:
             out.write(_HEADER.pack(MAGIC, VERSION, len(records)))
             for key, code, level in records:
                 out.write(_RECORD.pack(key, code, 0, level))
+            out.flush()
+            os.fsync(out.fileno())  # on disk before it takes the old file's name
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return len(records)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the lock file beside *path* (``path.lock``) exclusively: one process at a
+    time reads, merges and writes the memory. ``fcntl`` on POSIX, ``msvcrt`` on
+    Windows; the lock goes with the process if it dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(handle, msvcrt.LK_LOCK, 1)  # retries for about 10 s, then raises OSError
+        else:
+            import fcntl
+
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
 
 
 class Trails:
@@ -259,19 +286,44 @@ class Trails:
         self.new_game()
         self.long = {}
 
-    def learn(self) -> int:
-        """Add the per-game trails times ``learning_rate`` to the long-term memory and
-        forget them; returns how many trails were added."""
+    def _lessons(self) -> list[tuple[int, int, float]]:
+        """What this game teaches the long-term memory: (key, code, amount)."""
         rate, floor = self.config.learning_rate, self.config.min_level
-        added = 0
-        for key, row in self._game.items():
-            for code, stored in row.items():
-                level = stored * self._factor
-                if level >= floor:
-                    self.deposit_long(key, code, rate * level)
-                    added += 1
+        factor = self._factor
+        return [
+            (key, code, rate * stored * factor)
+            for key, row in self._game.items()
+            for code, stored in row.items()
+            if stored * factor >= floor
+        ]
+
+    def learn_into(self, path: str | Path) -> str | None:
+        """Add this game's trails to the memory file at *path* and forget them. The
+        file is read again and written under a lock (``path.lock``), so that engines
+        sharing one file (a match at concurrency 2) keep each other's learning: the
+        lessons go onto what is on disk now, not onto what was loaded when the game
+        began. A file that exists and cannot be read is never replaced (it is not
+        this engine's to destroy): nothing is learnt and the message says why.
+        Returns a message for an ``info string`` when something went wrong."""
+        path = Path(path)
+        lessons = self._lessons()
         self.new_game()
-        return added
+        if not lessons:
+            return None
+        try:
+            with _locked(path):
+                try:
+                    disk = read_memory(path) if path.exists() else {}
+                except (OSError, PheromoneFileError) as err:
+                    return f"pheromone learning: {path} cannot be read ({err}); left as it is, nothing learnt"
+                self.long = disk
+                for key, code, amount in lessons:
+                    self.deposit_long(key, code, amount)
+                write_memory(path, self.long)
+        except OSError as err:
+            return f"pheromone file {path}: cannot save ({err.strerror or err})"
+        self.path = path
+        return None
 
     def load(self, path: str | Path | None) -> str | None:
         """Replace the long-term memory by the file at *path* (None: none). Returns a

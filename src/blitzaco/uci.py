@@ -220,11 +220,17 @@ class UciProtocol:
         self._answered.set()
         self.closed = False
         self.options = {option.name.lower(): option for option in self._declare_options()}
+        # setoption and ucinewgame received during go infinite / go ponder, carried
+        # out once that search has answered.
+        self._deferred: list[tuple[str, list[str], str]] = []
 
     # ------------------------------------------------------------------ output
 
     def send(self, text: str) -> None:
-        """Write one line and flush it. Thread-safe."""
+        """Write one line and flush it, control characters escaped (whatever a GUI
+        sent that is echoed back stays one printable line). Thread-safe."""
+        if not text.isprintable():
+            text = "".join(char if char.isprintable() else f"\\x{ord(char):02x}" for char in text)
         with self._lock:
             if self.closed:
                 return
@@ -339,6 +345,8 @@ class UciProtocol:
         rest = line[start + len(command) :].strip()
         if command == "quit":
             return False
+        if command not in ("isready", "stop", "ponderhit"):
+            self._flush_deferred()
         try:
             getattr(self, "_cmd_" + command)(args, rest)
         except _UciError as err:
@@ -347,6 +355,27 @@ class UciProtocol:
             traceback.print_exc(file=sys.stderr)
             self._error(f"internal error in '{command}': {err!r}")
         return True
+
+    def _defer(self, command: str, args: list[str], rest: str) -> bool:
+        """During ``go infinite`` or ``go ponder`` (which must not answer before
+        ``stop`` or ``ponderhit``) *command* waits until the search has answered;
+        true when it was put aside. A timed search is stopped instead (its bestmove
+        printed), as for any other search."""
+        if self._answered.is_set() or not self.engine.awaiting_stop:
+            return False
+        self._deferred.append((command, args, rest))
+        if self.debug:
+            self.send(f"info string {command} deferred until the search has answered")
+        return True
+
+    def _flush_deferred(self) -> None:
+        """Carry out the commands put aside during a search that has answered since."""
+        while self._deferred and self._answered.is_set():
+            command, args, rest = self._deferred.pop(0)
+            try:
+                getattr(self, "_cmd_" + command)(args, rest)
+            except _UciError as err:
+                self._error(str(err))
 
     def shutdown(self) -> None:
         """Stop any search (its bestmove is still printed), keep what the game taught
@@ -389,6 +418,8 @@ class UciProtocol:
             self.send("info string BlitzACO needs no registration")
 
     def _cmd_ucinewgame(self, args: list[str], rest: str) -> None:
+        if self._defer("ucinewgame", args, rest):
+            return
         self._stop_search()
         message = self.engine.new_game()
         if message:
@@ -403,6 +434,8 @@ class UciProtocol:
         if option is None:
             raise _UciError(f"unknown option '{_clip(name)}'")
         value = option.parse(match.group("value"))
+        if self._defer("setoption", args, rest):
+            return
         self._stop_search()
         message = option.apply(value) if option.apply is not None else None
         if message:
@@ -432,28 +465,25 @@ class UciProtocol:
         else:
             board = self._board_from_fen(fen)
             done = 0
-        pushed = 0
-        try:
-            for number, text in enumerate(moves[done:], start=done + 1):
-                try:
-                    move = board.parse_uci(text)
-                except ValueError:
-                    raise _UciError(
-                        f"illegal or malformed move '{_clip(text)}' (move {number}); position unchanged"
-                    ) from None
-                if not move:
-                    raise _UciError(f"null move '{text}' (move {number}) not accepted; position unchanged")
-                board.push(move)
-                pushed += 1
-        except _UciError:
-            if board is self.board:
-                for _ in range(pushed):
-                    board.pop()
-            raise
+        refused = None
+        for number, text in enumerate(moves[done:], start=done + 1):
+            try:
+                move = board.parse_uci(text)
+            except ValueError:
+                move = None
+            if not move:
+                # As Stockfish: the position stands up to the last legal move.
+                kind = "null move" if move is not None else "illegal or malformed move"
+                refused = f"{kind} '{_clip(text)}' (move {number}) refused; position set up to move {number - 1}"
+                moves = moves[: number - 1]
+                break
+            board.push(move)
         self.board = board
         self._origin = origin
         self._moves = moves
         self.position_given = True
+        if refused is not None:
+            raise _UciError(refused)
 
     def _board_from_fen(self, fen: str) -> chess.Board:
         try:
@@ -469,8 +499,10 @@ class UciProtocol:
         return board
 
     def _cmd_go(self, args: list[str], rest: str) -> None:
-        if not self._answered.is_set() and self.engine.searching:
-            raise _UciError("already searching; send stop first")
+        if not self._answered.is_set():
+            # Every go ends in one bestmove: the running search answers first.
+            self._stop_search()
+        self._flush_deferred()
         limits = self._parse_go(args)
         if not self.position_given:
             self._error("go before position: searching the start position")

@@ -559,7 +559,8 @@ def play_match(
     stop = threading.Event()
     seats: list[_Seat] = []
     local = threading.local()
-    pgn_file = open(pgn_path, "w", encoding="utf-8") if pgn_path else None
+    # Appended to, as cutechess-cli's -pgnout does: an earlier match's games are kept.
+    pgn_file = open(pgn_path, "a", encoding="utf-8") if pgn_path else None
     started = time.perf_counter()
 
     def seat_pair() -> tuple[_Seat, _Seat]:

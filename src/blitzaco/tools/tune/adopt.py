@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -116,5 +118,15 @@ def adopt(new: Config, path: Path | None = None) -> int:
     of fields changed. Regenerate config.toml afterwards (``blitzaco config``)."""
     path = path if path is not None else Path(config_module.__file__)
     text, count = adopt_source(path.read_text(encoding="utf-8"), new)
-    path.write_text(text, encoding="utf-8")
+    # A temporary file beside it, then a rename: an interrupted adopt leaves the old
+    # file whole, never half a module.
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(name, path.stat().st_mode & 0o777)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
     return count

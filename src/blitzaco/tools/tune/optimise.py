@@ -27,6 +27,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -78,15 +80,25 @@ class _Run:
             csv.DictWriter(handle, fieldnames=self.columns).writerow(row)
 
     def save(self, state: dict[str, Any]) -> None:
+        """Write the checkpoint atomically: a temporary file of its own (two runs in
+        one folder never share one), then a rename."""
         state["genes"] = [gene.name for gene in self.genome.genes]
-        temporary = self.checkpoint.with_suffix(".tmp")
-        torch.save(state, temporary)
-        temporary.replace(self.checkpoint)
+        handle, name = tempfile.mkstemp(dir=self.out, prefix="checkpoint.", suffix=".tmp")
+        os.close(handle)
+        temporary = Path(name)
+        try:
+            torch.save(state, temporary)
+            temporary.replace(self.checkpoint)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
 
     def load(self) -> dict[str, Any] | None:
+        """The checkpoint's state, read as tensors and plain values only
+        (``weights_only``): a planted file cannot run code."""
         if not self.checkpoint.is_file():
             return None
-        state = torch.load(self.checkpoint, weights_only=False)
+        state = torch.load(self.checkpoint, weights_only=True)
         if state.get("genes") != [gene.name for gene in self.genome.genes]:
             raise ValueError(f"{self.checkpoint} belongs to another genome")
         return state
