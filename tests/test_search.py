@@ -219,3 +219,28 @@ def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
         for text in recorder.messages:
             if text.startswith("root filter:"):
                 assert board.parse_uci(text.split()[2]) == result.move
+
+
+@pytest.mark.parametrize("megabytes", [1, 16, 24])
+def test_hash_bounds_the_table_when_it_is_full(megabytes: int) -> None:
+    """Hash is a bound: a table with every slot filled with realistic entries (a
+    64-bit key, move, score, depth, bound, a generation past the cached small
+    integers) stays within Hash megabytes, as tracemalloc counts CPython's memory."""
+    import random
+    import tracemalloc
+
+    from blitzaco.tt import TranspositionTable
+
+    rng = random.Random(megabytes)
+    tracemalloc.start()
+    try:
+        table = TranspositionTable(megabytes)
+        for index in range(len(table)):
+            key = rng.getrandbits(64) & ~table.mask | index
+            table.store(key, rng.randrange(1, 1 << 15), rng.randrange(-32000, 32000), rng.randrange(1, 64), 0)
+            table.table[index] = table.table[index][:5] + (rng.randrange(300, 400),)  # generation > 256
+        used = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(table) >= megabytes * 1024 * 1024 // 2 // 208  # at least half the budget is used
+    assert used <= megabytes * 1024 * 1024

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import chess
 import chess.polyglot
+import pytest
 from uci_driver import DATA, UciProcess
 
 
@@ -338,3 +339,20 @@ def test_config_and_pheromone_files_must_be_regular_and_bounded(uci: UciProcess,
             assert reason in line, line
     uci.isready()
     assert uci.proc.poll() is None
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc")
+def test_resident_memory_stays_within_hash_and_the_stated_caches(uci: UciProcess) -> None:
+    """With a small table filled by a search, the process stays within Hash plus the
+    stated fixed part (README: caches at most 27 + 33 MiB, an idle engine about
+    24 MiB; 100 MiB allowed in all)."""
+    uci.send("setoption name Hash value 2")
+    uci.send("setoption name OwnBook value false")
+    uci.send("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8")
+    uci.send("go nodes 250000")
+    lines = uci.read_until("bestmove", timeout=300)
+    hashfull = max(int(line.split(" hashfull ")[1].split()[0]) for line in lines if " hashfull " in line)
+    assert hashfull > 800, "the table was (nearly) filled"
+    status = Path(f"/proc/{uci.proc.pid}/status").read_text()
+    resident_mib = int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1]) / 1024
+    assert resident_mib <= 2 + 100, resident_mib
