@@ -15,7 +15,7 @@ import pytest
 from uci_driver import ENGINE_COMMAND, UciProcess
 
 from blitzaco.config import PheromoneConfig, config_from_dict
-from blitzaco.engine import Bound, Engine
+from blitzaco.engine import Bound, Engine, Reporter
 from blitzaco.movepick import ordered_moves
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import MAGIC, PheromoneFileError, Trails, read_memory, write_memory
@@ -272,7 +272,7 @@ def test_roulette_follows_the_trails() -> None:
     assert [again.roulette(START, [E4, D4]) for _ in range(2000)] == draws  # seeded
 
 
-class _Lines:
+class _Lines(Reporter):
     def __init__(self) -> None:
         self.multipv: set[int] = set()
         self.messages: list[str] = []
