@@ -353,3 +353,49 @@ def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
     missing = subprocess.run([sys.executable, str(script), "ga", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "--data" in missing.stderr
+
+
+# ------------------------------------------------------------- Stockfish labels
+
+
+def test_label_records_round_trip() -> None:
+    from blitzaco.tools.tune.labels import decode, encode
+
+    for fen in (
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "8/8/4k3/8/8/3K4/8/7R b - - 0 1",
+    ):
+        board = chess.Board(fen)
+        record = decode(encode(board, -123, 0.5))
+        assert record.board.board_fen() == board.board_fen() and record.board.turn == board.turn
+        assert record.board.clean_castling_rights() == board.clean_castling_rights()
+        assert record.board.has_legal_en_passant() == board.has_legal_en_passant()
+        assert (record.score, record.result) == (-123, 0.5)
+
+
+@pytest.mark.skipif(__import__("blitzaco.tools.tune.labels", fromlist=["x"]).find_stockfish() is None,
+                    reason="Stockfish labels the positions")
+def test_labelled_positions_are_quiet_seeded_and_resumable(tmp_path: Path) -> None:
+    """A tiny run of the label command: quiet positions only (not in check, no
+    winning capture), scores and results in range; the same seed gives the same file,
+    and a run continued to more positions extends it."""
+    from blitzaco.movepick import see_ge
+    from blitzaco.tools.tune.labels import generate, read_labels
+
+    first = tmp_path / "a.bin"
+    figures = generate(first, 30, seed=3, nodes=300, workers=1, progress=False)
+    assert figures["positions"] >= 30
+    records = list(read_labels(first))
+    assert len(records) == figures["total"]
+    for record in records:
+        board = record.board
+        assert board.is_valid() and not board.is_check()
+        assert not any(see_ge(board, move, 1) for move in board.generate_legal_captures() if not move.promotion)
+        assert abs(record.score) < 1500 and record.result in (0.0, 0.5, 1.0)
+    again = tmp_path / "b.bin"
+    generate(again, 30, seed=3, nodes=300, workers=1, progress=False)
+    assert again.read_bytes() == first.read_bytes()
+    more = generate(first, figures["total"] + 20, seed=3, nodes=300, workers=1, progress=False)
+    extended = first.read_bytes()
+    assert extended.startswith(again.read_bytes()) and more["total"] >= figures["total"] + 20

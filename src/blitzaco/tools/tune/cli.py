@@ -2,6 +2,7 @@
 
     tune.py selfplay --games 1000 --nodes 1000 --concurrency 2 --out runs/tune/selfplay.pgn
     tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
+    tune.py label --positions 2000000 --nodes 5000 --workers 2 --out runs/data/labels.bin
     tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
     tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
     tune.py ga --fitness games --out runs/tune/ga-games [--ray HOST:PORT]
@@ -35,6 +36,16 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--seed", type=int, default=1, help="seed of the openings")
     selfplay.add_argument("--config", help="weights to play with (default: the built-in ones)")
     selfplay.add_argument("--out", required=True, help="PGN file to write")
+
+    label = commands.add_parser(
+        "label", help="quiet positions labelled by Stockfish (games at fixed nodes, its score and the result)"
+    )
+    label.add_argument("--positions", type=int, default=2_000_000, help="stop when the file holds this many")
+    label.add_argument("--nodes", type=int, default=5000, help="Stockfish's nodes per move")
+    label.add_argument("--workers", type=int, default=2, help="games played at once (one Stockfish each)")
+    label.add_argument("--seed", type=int, default=1)
+    label.add_argument("--stockfish", help="the Stockfish binary (default: found on PATH or in /usr/games)")
+    label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
 
     positions = commands.add_parser("positions", help="the labelled quiet positions of PGN games, traced")
     positions.add_argument("pgn", nargs="+")
@@ -80,6 +91,15 @@ def main(argv: list[str] | None = None) -> int:
                           config=base if args.config else None, seed=args.seed, progress=print_progress)
         print(report.summary())
         return 0
+    if args.command == "label":
+        from blitzaco.tools.tune.labels import generate
+
+        figures = generate(args.out, args.positions, seed=args.seed, nodes=args.nodes, workers=args.workers,
+                           stockfish=args.stockfish)
+        print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
+              f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
+        return 0
+
     if args.command == "positions":
         from blitzaco.tools.tune.positions import extract
 

@@ -1,0 +1,245 @@
+"""Stockfish-labelled positions: the data for tuning on strong labels and for the
+network (``tune.py label``).
+
+Games of Stockfish against itself at a fixed number of nodes per move, each from an
+opening of its own (a line of the engine's opening database cut at a random length,
+then a few random legal moves), label the positions they pass through with the score
+of the search that played the move from them, as Stockfish's own data tools do, and
+with the game's result. Nothing is downloaded; a label is Stockfish 15.1's opinion at
+that node count, not the truth.
+
+Kept are the quiet positions: not in check, the move played neither a capture nor a
+promotion, no capture or promotion winning material by static exchange, no mate
+score. Games end by the rules, or are adjudicated when both sides' scores stay past
+:data:`RESIGN_CP` for :data:`RESIGN_PLIES` plies, or drawn after :data:`MAX_PLIES`.
+
+Seeded and resumable: game *i* uses its own random generator (seed and *i*), the
+games are written in their order, and a run that is stopped goes on from the last
+game written (``OUT.json`` says where). Stockfish runs with one thread and a table
+cleared for every game, so the same seed gives the same file.
+
+The file format (version 1), little-endian: an 8-byte magic ``BACOLBL1``, then
+records of :data:`RECORD_BYTES` bytes each:
+
+* 32 bytes: the 64 squares, a1 first, two to a byte (low nibble first), each 0 for
+  empty or ``piece_type + 8 * (colour is black)`` (1-6 White, 9-14 Black);
+* 1 byte: bit 0 White to move, bits 1-4 castling rights K, Q, k, q;
+* 1 byte: the en passant file plus one when a capture is possible there, else 0;
+* 2 bytes, signed: the score in centipawns, the side to move's view;
+* 1 byte: the game's result for White: 0 loss, 1 draw, 2 win.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import shutil
+import struct
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.engine
+
+from blitzaco.movepick import see_ge
+from blitzaco.tools.progress import progress_bar
+from blitzaco.tools.tune.positions import tuning_openings
+
+__all__ = ["MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "encode", "decode"]
+
+MAGIC = b"BACOLBL1"
+_RECORD = struct.Struct("<32sBBhB")
+RECORD_BYTES = _RECORD.size
+#: Adjudication: a game is over when the side to move's score stays beyond this
+#: (centipawns, either sign) for this many plies in a row.
+RESIGN_CP = 1500
+RESIGN_PLIES = 6
+#: Games longer than this are drawn (plies).
+MAX_PLIES = 300
+#: Positions this close to the opening are not kept (plies of the game).
+SKIP_PLIES = 8
+_CASTLING = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
+
+
+@dataclass(frozen=True)
+class Record:
+    board: chess.Board
+    score: int  # centipawns, side to move's view
+    result: float  # for White: 1, 0.5, 0
+
+
+def find_stockfish() -> str | None:
+    """Stockfish on ``PATH`` or where Debian puts it (``/usr/games``)."""
+    found = shutil.which("stockfish")
+    if found is None and Path("/usr/games/stockfish").is_file():
+        found = "/usr/games/stockfish"
+    return found
+
+
+def encode(board: chess.Board, score: int, result: float) -> bytes:
+    """One record (see the module's description)."""
+    nibbles = bytearray(32)
+    for square, piece in board.piece_map().items():
+        code = piece.piece_type + (0 if piece.color else 8)
+        nibbles[square >> 1] |= code << (4 * (square & 1))
+    flags = int(board.turn)
+    rights = board.clean_castling_rights()
+    for bit, corner in enumerate(_CASTLING):
+        if rights & corner:
+            flags |= 2 << bit
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    score = max(-32000, min(32000, score))
+    return _RECORD.pack(bytes(nibbles), flags, 0 if ep is None else (ep & 7) + 1, score, int(result * 2))
+
+
+def decode(data: bytes) -> Record:
+    """The inverse of :func:`encode`."""
+    nibbles, flags, ep_file, score, result = _RECORD.unpack(data)
+    board = chess.Board(None)
+    for square in range(64):
+        code = nibbles[square >> 1] >> (4 * (square & 1)) & 15
+        if code:
+            board.set_piece_at(square, chess.Piece(code & 7, not code & 8))
+    board.turn = bool(flags & 1)
+    board.castling_rights = 0
+    for bit, corner in enumerate(_CASTLING):
+        if flags & (2 << bit):
+            board.castling_rights |= corner
+    if ep_file:
+        board.ep_square = (ep_file - 1) + (40 if board.turn else 16)
+    return Record(board, score, result / 2)
+
+
+def read_labels(path: str | Path) -> Iterator[Record]:
+    """The records of a label file. Raises ValueError for a file of another kind."""
+    with open(path, "rb") as handle:
+        if handle.read(len(MAGIC)) != MAGIC:
+            raise ValueError(f"{path} is not a label file")
+        while chunk := handle.read(RECORD_BYTES):
+            if len(chunk) != RECORD_BYTES:
+                raise ValueError(f"{path} ends in the middle of a record")
+            yield decode(chunk)
+
+
+def _quiet(board: chess.Board, move: chess.Move) -> bool:
+    if board.is_check() or board.is_capture(move) or move.promotion:
+        return False
+    return not any(m.promotion or see_ge(board, m, 1) for m in board.generate_legal_captures())
+
+
+# ----------------------------------------------------------------------- games
+
+_worker_engine: chess.engine.SimpleEngine | None = None
+
+
+def _start_worker(stockfish: str) -> None:
+    global _worker_engine
+    _worker_engine = chess.engine.SimpleEngine.popen_uci(stockfish)
+    _worker_engine.configure({"Threads": 1, "Hash": 16})
+
+
+def _play(task: tuple[int, int, int, str]) -> list[bytes]:
+    """Game number *index* of the run with *seed*: its kept positions, encoded."""
+    index, seed, nodes, fen = task
+    engine = _worker_engine
+    assert engine is not None
+    rng = random.Random(seed * 1_000_003 + index)
+    board = chess.Board(fen)
+    for _ in range(rng.randint(0, 6)):
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        board.push(rng.choice(legal))
+    kept: list[tuple[chess.Board, int]] = []
+    extreme = 0
+    result = 0.5
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result = 0.5 if outcome.winner is None else float(outcome.winner)
+            break
+        if board.ply() >= MAX_PLIES:
+            break
+        played = engine.play(board, chess.engine.Limit(nodes=nodes), game=(seed, index), info=chess.engine.INFO_SCORE)
+        score = played.info.get("score")
+        if played.move is None or score is None:
+            break
+        pov = score.pov(board.turn)
+        if pov.is_mate() or abs(pov.score() or 0) >= RESIGN_CP:
+            extreme += 1
+            if extreme >= RESIGN_PLIES:
+                winning = pov.score(mate_score=100_000) > 0  # type: ignore[operator]
+                result = float(winning == board.turn)
+                break
+        else:
+            extreme = 0
+            if board.ply() >= SKIP_PLIES and _quiet(board, played.move):
+                kept.append((board.copy(stack=False), int(pov.score())))  # type: ignore[arg-type]
+        board.push(played.move)
+    return [encode(position, score, result) for position, score in kept]
+
+
+def generate(
+    out: str | Path,
+    positions: int,
+    *,
+    seed: int = 1,
+    nodes: int = 5000,
+    workers: int = 2,
+    stockfish: str | None = None,
+    progress: bool = True,
+) -> dict[str, float]:
+    """Add labelled positions to *out* until it holds *positions* (or more: whole
+    games are kept), continuing an earlier run of the same seed and nodes. Returns
+    the run's figures: games, positions, seconds, positions per hour."""
+    stockfish = stockfish or find_stockfish()
+    if stockfish is None:
+        raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
+    out = Path(out)
+    state_path = out.with_name(out.name + ".json")
+    state = {"seed": seed, "nodes": nodes, "games": 0, "positions": 0}
+    if out.exists() and state_path.exists():
+        saved = json.loads(state_path.read_text())
+        if (saved["seed"], saved["nodes"]) != (seed, nodes):
+            raise ValueError(f"{out} was made with seed {saved['seed']} and {saved['nodes']} nodes")
+        state = saved
+        with open(out, "r+b") as handle:  # drop a record cut short by a crash
+            handle.truncate(len(MAGIC) + state["positions"] * RECORD_BYTES)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(MAGIC)
+    fens = [opening.board().fen() for opening in tuning_openings(4096, seed=seed, random_plies=0)]
+    started = time.perf_counter()
+    first_game, first_positions = state["games"], state["positions"]
+
+    context = multiprocessing.get_context("spawn")
+    index = first_game
+    with context.Pool(workers, initializer=_start_worker, initargs=(stockfish,)) as pool, open(out, "ab") as handle:
+        while state["positions"] < positions:
+            # A few games per worker at a time, written in their order (imap).
+            batch = [(i, seed, nodes, fens[i % len(fens)]) for i in range(index, index + 4 * workers)]
+            index += len(batch)
+            for records in pool.imap(_play, batch):
+                handle.write(b"".join(records))
+                handle.flush()
+                state["games"] += 1
+                state["positions"] += len(records)
+                state_path.write_text(json.dumps(state))
+                if progress:
+                    rate = (state["positions"] - first_positions) / max(time.perf_counter() - started, 1e-9) * 3600
+                    progress_bar(min(state["positions"], positions), positions, f"positions, {rate:,.0f}/hour")
+                if state["positions"] >= positions:
+                    break
+        pool.terminate()
+    seconds = time.perf_counter() - started
+    made = state["positions"] - first_positions
+    return {
+        "games": state["games"] - first_game,
+        "positions": made,
+        "total": state["positions"],
+        "seconds": seconds,
+        "per_hour": made / seconds * 3600 if seconds > 0 else 0.0,
+    }
