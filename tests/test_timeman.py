@@ -148,3 +148,57 @@ def test_a_clock_for_the_other_side_only_means_moving_at_once() -> None:
     assert budget is not None and budget.hard_ms <= CONFIG.max_share
     assert budget.soft_ms <= budget.hard_ms
     assert time_budget(Limits(btime=100), chess.WHITE, 0, CONFIG) is not None
+
+
+def _reports(moves: list[str], scores: list[int], shares: list[float]) -> list:
+    from blitzaco.timeman import IterationReport
+
+    return [
+        IterationReport(depth, chess.Move.from_uci(move), score, share)
+        for depth, (move, score, share) in enumerate(zip(moves, scores, shares, strict=True), start=1)
+    ]
+
+
+def test_an_unsure_search_gets_more_time_than_a_sure_one_within_the_hard_limit() -> None:
+    """Scripted iteration reports: a best move that keeps changing and a falling score
+    stretch the soft limit; one move that stays best with nearly all the nodes shrinks
+    it; the soft limit never passes the hard one."""
+    from blitzaco.timeman import Stability
+
+    config = dataclasses.replace(CONFIG, adaptive=True)
+    unsure = _reports(["e2e4", "d2d4", "e2e4", "g1f3", "c2c4", "d2d4"], [30, 10, -20, -45, -60, -80], [0.4] * 6)
+    sure = _reports(["e2e4"] * 6, [30, 32, 31, 33, 32, 34], [0.95] * 6)
+    factors = {}
+    for name, reports in (("unsure", unsure), ("sure", sure)):
+        stability = Stability(config)
+        factors[name] = [stability.update(report) for report in reports][-1]
+    assert factors["unsure"] > 1.0 > factors["sure"]
+    assert config.scale_min <= factors["sure"] and factors["unsure"] <= config.scale_max
+    limits = Limits(wtime=10_000)
+    budget = time_budget(limits, chess.WHITE, 0, config)
+    assert budget is not None
+    control = SearchControl(limits, budget, start=1000.0)
+    control.scale_soft(factors["unsure"])
+    assert control.soft_deadline is not None and control.hard_deadline is not None
+    assert control.soft_deadline > 1000.0 + budget.soft_ms / 1000.0
+    control.scale_soft(100.0)
+    assert control.soft_deadline == control.hard_deadline
+    control.scale_soft(factors["sure"])
+    assert control.soft_deadline < 1000.0 + budget.soft_ms / 1000.0
+
+
+def test_a_single_legal_move_gets_only_a_shallow_search_when_adaptive() -> None:
+    """With [time] adaptive, one legal move under a clock is answered after a shallow
+    search (single_move_depth plies), with a score; analysis is left alone."""
+    from blitzaco.config import Config
+    from blitzaco.engine import Engine
+
+    board = chess.Board("k7/8/8/8/8/8/1r6/K6r w - - 0 1")  # Ka1 in check: Kxb2 only
+    assert board.legal_moves.count() == 1
+    config = Config()
+    config = dataclasses.replace(config, time=dataclasses.replace(config.time, adaptive=True))
+    engine = Engine(config)
+    engine.set_option("own_book", False)
+    result = engine.think(board, Limits(wtime=600_000, btime=600_000))
+    assert result.move == chess.Move.from_uci("a1b2") and result.score is not None
+    assert result.depth <= config.time.single_move_depth

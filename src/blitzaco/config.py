@@ -216,6 +216,32 @@ class TimeConfig:
         lo=0.0,
         hi=1000.0,
     )
+    adaptive: bool = _param(
+        False,
+        "Scale the soft limit after each iteration by how unsure the search is (the factors below), and answer "
+        "a single legal move after a shallow search. Off until a match shows it wins.",
+    )
+    instability_gain: float = _param(
+        1.0, "The soft limit grows by this fraction per recent change of the best move (changes halve each "
+        "iteration, as Stockfish counts them).", lo=0.0, hi=10.0,
+    )
+    falling_cp: float = _param(
+        100.0, "The soft limit grows by 1/falling_cp per centipawn the score fell below the mean of the earlier "
+        "iterations' scores (and shrinks as it rose).", lo=1.0, hi=10000.0,
+    )
+    falling_min: float = _param(0.7, "Smallest factor for a rising score.", lo=0.1, hi=1.0)
+    falling_max: float = _param(1.6, "Largest factor for a falling score.", lo=1.0, hi=10.0)
+    stable_share: float = _param(
+        0.85, "When the best move took at least this share of an iteration's nodes ...", lo=0.0, hi=1.0
+    )
+    stable_iterations: int = _param(4, "... and has stayed best this many iterations ...", lo=1, hi=100)
+    stable_factor: float = _param(0.6, "... the soft limit is multiplied by this.", lo=0.05, hi=1.0)
+    scale_min: float = _param(0.3, "The soft limit's factor is kept at least this ...", lo=0.01, hi=1.0)
+    scale_max: float = _param(2.5, "... and at most this (the hard limit bounds it anyway).", lo=1.0, hi=10.0)
+    single_move_depth: int = _param(
+        4, "With one legal move and a clock, the search stops at this depth (plies): enough for a score and a "
+        "ponder move.", lo=1, hi=64,
+    )
 
 
 # ----------------------------------------------------------------------------- book

@@ -30,7 +30,7 @@ from blitzaco.position import Position, compute_key
 from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
 from blitzaco.static_eval import StaticEval
-from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.timeman import IterationReport, Limits, SearchControl, Stability, time_budget
 from blitzaco.tt import MOVE, TranspositionTable
 
 __all__ = [
@@ -407,6 +407,11 @@ class Engine:
             trails=trails,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
+        adaptive = self.config.time.adaptive and budget_known and not analysing and limits.mate is None
+        stability = Stability(self.config.time) if adaptive else None
+        if adaptive and len(root_moves) == 1:
+            # One legal move: a shallow search for a score and a ponder move, no more.
+            max_depth = min(max_depth, self.config.time.single_move_depth)
         last_lines: tuple[PvLine, ...] = ()
         for iteration in search.iterate(max_depth):
             last_lines = iteration.lines
@@ -417,6 +422,9 @@ class Engine:
             best = iteration.lines[0].score
             if limits.mate is not None and best >= MATE - 2 * limits.mate + 1:
                 break
+            if stability is not None and iteration.lines[0].pv:
+                done = IterationReport(iteration.depth, iteration.lines[0].pv[0], best, iteration.best_share)
+                control.scale_soft(stability.update(done))
             if control.soft_expired():
                 break
             if budget_known and abs(best) >= MATE_BOUND and iteration.depth >= 2 * (MATE - abs(best)) + 2:

@@ -123,6 +123,9 @@ class PvLine:
 class Iteration:
     depth: int
     lines: tuple[PvLine, ...]
+    #: Share of the iteration's nodes spent under its best root move (0 to 1): the
+    #: time manager's measure of how clear the choice is.
+    best_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def mate_in(score: int) -> int | None:
 
 
 class _RootMove:
-    __slots__ = ("move", "code", "score", "previous_score", "pv", "seldepth")
+    __slots__ = ("move", "code", "score", "previous_score", "pv", "seldepth", "nodes")
 
     def __init__(self, move: chess.Move) -> None:
         self.move = move
@@ -175,6 +178,7 @@ class _RootMove:
         self.previous_score = -INFINITE
         self.pv: tuple[chess.Move, ...] = (move,)
         self.seldepth = 0
+        self.nodes = 0  # searched under this move in the current iteration
 
 
 class Search:
@@ -256,6 +260,8 @@ class Search:
             self._depth = depth
             for root_move in self.root_moves:
                 root_move.previous_score = root_move.score
+                root_move.nodes = 0
+            started = self.nodes
             try:
                 for pv_index in range(self.multipv):
                     self._aspiration(depth, pv_index)
@@ -272,7 +278,8 @@ class Search:
                 return
             self.completed_depth = depth
             self._partial = None
-            yield Iteration(depth, tuple(self._line(i, depth) for i in range(self.multipv)))
+            share = self.root_moves[0].nodes / max(1, self.nodes - started)
+            yield Iteration(depth, tuple(self._line(i, depth) for i in range(self.multipv)), share)
 
     def root_filter(self) -> RootChoice | None:
         """The game-theoretic root filter (config ``root_filter``), run after the
@@ -399,6 +406,7 @@ class Search:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
             self._moves[0] = rm.code
+            before = self.nodes
             pos.push(rm.code)
             check = is_check(pos.board)
             if first:
@@ -408,6 +416,7 @@ class Search:
                 if alpha < score < beta:
                     score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
             pos.pop()
+            rm.nodes += self.nodes - before
             if first or score > alpha:
                 rm.score = score
                 rm.pv = (rm.move,) + tuple(map(decode_move, self._pv[1]))  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ import chess
 
 from blitzaco.config import TimeConfig
 
-__all__ = ["Limits", "TimeBudget", "time_budget", "SearchControl"]
+__all__ = ["Limits", "TimeBudget", "time_budget", "SearchControl", "IterationReport", "Stability"]
 
 
 @dataclass
@@ -91,6 +91,51 @@ def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: Ti
     return TimeBudget(min(b.soft_ms for b in budgets), min(b.hard_ms for b in budgets))
 
 
+@dataclass(frozen=True)
+class IterationReport:
+    """What the search tells the time manager after a completed iteration."""
+
+    depth: int
+    best_move: chess.Move
+    score: int  # centipawns, the side to move's view
+    best_share: float  # share of the iteration's nodes spent under the best move
+
+
+class Stability:
+    """How unsure the search is, from its iteration reports, as a factor on the soft
+    limit (``[time]`` adaptive): more time when the best move keeps changing or the
+    score falls, less when one move has taken nearly all the effort and stayed best.
+    Stockfish scales its optimum time by the same signs (best-move changes halving
+    each iteration, a falling evaluation, the best move's share of the nodes)."""
+
+    def __init__(self, config: TimeConfig) -> None:
+        self.config = config
+        self.changes = 0.0  # recent best-move changes, halved each iteration
+        self.scores: list[int] = []
+        self.best: chess.Move | None = None
+        self.stable = 0  # iterations the best move has stayed best
+
+    def update(self, report: IterationReport) -> float:
+        """Take one iteration's report; returns the factor for the soft limit."""
+        cfg = self.config
+        self.changes /= 2
+        if self.best is not None and report.best_move != self.best:
+            self.changes += 1
+            self.stable = 0
+        else:
+            self.stable += 1
+        self.best = report.best_move
+        factor = 1.0 + cfg.instability_gain * self.changes
+        if self.scores:
+            mean = sum(self.scores) / len(self.scores)
+            falling = 1.0 + (mean - report.score) / cfg.falling_cp
+            factor *= min(max(falling, cfg.falling_min), cfg.falling_max)
+        self.scores.append(report.score)
+        if self.stable >= cfg.stable_iterations and report.best_share >= cfg.stable_share:
+            factor *= cfg.stable_factor
+        return min(max(factor, cfg.scale_min), cfg.scale_max)
+
+
 class SearchControl:
     """Shared by the UCI thread (which stops or ponderhits) and the search thread
     (which polls). Deadlines are ``time.perf_counter()`` values; plain attribute
@@ -104,6 +149,7 @@ class SearchControl:
         self.start = time.perf_counter() if start is None else start
         self.soft_deadline: float | None = None
         self.hard_deadline: float | None = None
+        self.origin = self.start  # when the clock began to run (ponderhit moves it)
         self.pondering = limits.ponder
         self._stop = threading.Event()
         self._released = threading.Event()
@@ -112,8 +158,18 @@ class SearchControl:
 
     def _arm(self, origin: float) -> None:
         assert self.budget is not None
+        self.origin = origin
         self.soft_deadline = origin + self.budget.soft_ms / 1000.0
         self.hard_deadline = origin + self.budget.hard_ms / 1000.0
+
+    def scale_soft(self, factor: float) -> None:
+        """Move the soft limit to *factor* times the budget's, never past the hard
+        limit (which stays the guarantee against losing on time)."""
+        if self.budget is None or self.soft_deadline is None:
+            return
+        soft = self.origin + factor * self.budget.soft_ms / 1000.0
+        hard = self.hard_deadline if self.hard_deadline is not None else soft
+        self.soft_deadline = min(soft, hard)
 
     # called by the UCI thread -------------------------------------------------
 
