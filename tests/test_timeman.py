@@ -202,3 +202,19 @@ def test_a_single_legal_move_gets_only_a_shallow_search_when_adaptive() -> None:
     result = engine.think(board, Limits(wtime=600_000, btime=600_000))
     assert result.move == chess.Move.from_uci("a1b2") and result.score is not None
     assert result.depth <= config.time.single_move_depth
+
+
+def test_with_count_ponder_the_pondering_counts_against_the_budget() -> None:
+    """After a long ponder on the right move, the limits run from the go (Stockfish's
+    reading), so the rest of the search is shorter; without it they start afresh."""
+    limits = Limits(wtime=10_000, ponder=True)
+    budget = time_budget(limits, chess.WHITE, 0, CONFIG)
+    assert budget is not None
+    start = time.perf_counter() - 60.0  # pondered for a minute
+    counted = SearchControl(limits, budget, start=start, count_ponder=True)
+    afresh = SearchControl(limits, budget, start=start)
+    counted.ponderhit()
+    afresh.ponderhit()
+    assert counted.hard_expired() and counted.soft_expired()  # a minute is past every limit
+    assert not afresh.hard_expired()
+    assert afresh.hard_deadline is not None and afresh.hard_deadline > time.perf_counter()

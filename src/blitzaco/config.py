@@ -218,8 +218,9 @@ class TimeConfig:
     )
     adaptive: bool = _param(
         False,
-        "Scale the soft limit after each iteration by how unsure the search is (the factors below), and answer "
-        "a single legal move after a shallow search. Off until a match shows it wins.",
+        "Scale the soft limit after each iteration by how unsure the search is (the factors below), answer "
+        "a single legal move after a shallow search, and on ponderhit count the time spent pondering. Off until "
+        "a match shows it wins.",
     )
     instability_gain: float = _param(
         1.0, "The soft limit grows by this fraction per recent change of the best move (changes halve each "

@@ -312,7 +312,7 @@ class Engine:
             side = "white" if board.turn else "black"
             report.message(f"no clock for {side}, the side to move: moving at once")
         report.debug(f"time budget {budget}")
-        control = SearchControl(limits, budget, start=start)
+        control = SearchControl(limits, budget, start=start, count_ponder=self.config.time.adaptive)
         self._control = control
         return control
 

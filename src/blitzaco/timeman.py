@@ -141,9 +141,14 @@ class SearchControl:
     (which polls). Deadlines are ``time.perf_counter()`` values; plain attribute
     reads and writes, which are atomic in CPython, carry the state across."""
 
-    def __init__(self, limits: Limits, budget: TimeBudget | None, start: float | None = None) -> None:
+    def __init__(
+        self, limits: Limits, budget: TimeBudget | None, start: float | None = None, count_ponder: bool = False
+    ) -> None:
         """*start*: the ``time.perf_counter()`` at which the clock began to run (when
-        the ``go`` arrived); now by default."""
+        the ``go`` arrived); now by default. *count_ponder*: on ``ponderhit`` the time
+        already spent pondering counts against the budget, as in Stockfish (the
+        limits run from *start*), instead of the budget starting afresh."""
+        self.count_ponder = count_ponder
         self.limits = limits
         self.budget = budget
         self.start = time.perf_counter() if start is None else start
@@ -179,11 +184,13 @@ class SearchControl:
         self._released.set()
 
     def ponderhit(self) -> None:
-        """The opponent played the expected move: the clock runs from now."""
+        """The opponent played the expected move: the clock runs from now (or, with
+        *count_ponder*, from the ``go``: the pondering was already spent on this move,
+        and none of it came off our clock)."""
         if not self.pondering:
             return
         if self.budget is not None:
-            self._arm(time.perf_counter())
+            self._arm(self.start if self.count_ponder else time.perf_counter())
         self.pondering = False
         if not self.limits.infinite:
             self._released.set()
