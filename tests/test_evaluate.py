@@ -242,3 +242,20 @@ def test_eval_table_format() -> None:
 def test_bare_kings(fen: str) -> None:
     board = chess.Board(fen)
     assert white_score(EVALUATOR, board) == -white_score(EVALUATOR, board.mirror())
+
+
+def test_wdl_model_adds_up_and_grows_with_the_score() -> None:
+    from blitzaco.wdl import material, wdl
+
+    config = Config().wdl
+    assert material(chess.Board()) == 78
+    previous = -1
+    for score in range(-2000, 2001, 50):
+        for pieces in (0, 20, 40, 78, 100):
+            win, draw, loss = wdl(score, pieces, config)
+            assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
+        win = wdl(score, 40, config)[0]
+        assert win >= previous
+        previous = win
+    assert wdl(0, 40, config)[0] == wdl(0, 40, config)[2]  # an even score is symmetric
+    assert wdl(123, 40, config, mate=3) == (1000, 0, 0) and wdl(-5, 40, config, mate=-2) == (0, 0, 1000)

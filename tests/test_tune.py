@@ -399,3 +399,24 @@ def test_labelled_positions_are_quiet_seeded_and_resumable(tmp_path: Path) -> No
     more = generate(first, figures["total"] + 20, seed=3, nodes=300, workers=1, progress=False)
     extended = first.read_bytes()
     assert extended.startswith(again.read_bytes()) and more["total"] >= figures["total"] + 20
+
+
+def test_wdl_fit_recovers_a_known_model() -> None:
+    """Observations drawn from a known model: the fit predicts them as well as the
+    model that made them (log loss within 1 %), and far better than a flat guess."""
+    from blitzaco.config import WdlConfig
+    from blitzaco.tools.wdlfit import Observation, fit, log_loss
+    from blitzaco.wdl import wdl
+
+    truth = WdlConfig((0.0, 0.0, 40.0, 60.0), (0.0, 0.0, 30.0, 70.0))
+    rng = __import__("random").Random(5)
+    data = []
+    for _ in range(6000):
+        score, pieces = rng.randint(-600, 600), rng.randint(10, 78)
+        win, draw, _ = wdl(score, pieces, truth)
+        draw_at = rng.random() * 1000
+        result = 1.0 if draw_at < win else 0.5 if draw_at < win + draw else 0.0
+        data.append(Observation(score, pieces, result))
+    fitted = fit(data)
+    assert log_loss(data, fitted) <= log_loss(data, truth) * 1.01
+    assert log_loss(data, fitted) < log_loss(data, WdlConfig((0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 5000.0)))

@@ -356,3 +356,24 @@ def test_resident_memory_stays_within_hash_and_the_stated_caches(uci: UciProcess
     status = Path(f"/proc/{uci.proc.pid}/status").read_text()
     resident_mib = int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1]) / 1024
     assert resident_mib <= 2 + 100, resident_mib
+
+
+def test_wdl_is_shown_exactly_when_asked_and_adds_up(uci: UciProcess) -> None:
+    """UCI_ShowWDL: every info line with a score carries wdl W D L (per mille, adding
+    up to 1000) when on, and none when off, as Stockfish prints them."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 3")
+    lines = [line for line in uci.read_until("bestmove") if " score " in line]
+    assert lines and not any(" wdl " in line for line in lines)
+    uci.send("setoption name UCI_ShowWDL value true")
+    uci.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")  # mate in one
+    uci.send("go depth 3")
+    lines = [line for line in uci.read_until("bestmove") if " score " in line]
+    assert lines and all(" wdl " in line for line in lines)
+    for line in lines:
+        words = line.split()
+        w, d, loss = (int(v) for v in words[words.index("wdl") + 1 : words.index("wdl") + 4])
+        assert w + d + loss == 1000 and min(w, d, loss) >= 0
+        assert words.index("wdl") == words.index("score") + 3  # right after the score
+    assert lines[-1].split()[lines[-1].split().index("wdl") + 1] == "1000"  # a found mate is a sure win

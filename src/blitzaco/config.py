@@ -36,6 +36,7 @@ __all__ = [
     "SearchConfig",
     "SpectralConfig",
     "TimeConfig",
+    "WdlConfig",
     "dump_toml",
     "load_config",
     "read_toml",
@@ -80,6 +81,11 @@ def _pairs(doc: str, *pairs: tuple[int, int]) -> Any:
 def _ints(doc: str, *values: int) -> Any:
     """A short fixed-length list of integers."""
     return field(default=tuple(values), metadata={"doc": doc, "length": len(values)})
+
+
+def _floats(doc: str, *values: float) -> Any:
+    """A short fixed-length list of numbers."""
+    return field(default=tuple(values), metadata={"doc": doc, "floats": len(values)})
 
 
 def _section(cls: type) -> Any:
@@ -272,6 +278,24 @@ class BookConfig:
 
 
 # -------------------------------------------------------------------------- analyse
+
+
+@dataclass(frozen=True)
+class WdlConfig:
+    """The win/draw/loss model of ``UCI_ShowWDL`` (:mod:`blitzaco.wdl`): with x the
+    material on the board (pawn 1, minor 3, rook 5, queen 9, both sides, in
+    [17, 78]) over 58, the score of an even game is a(x) and its spread b(x), each a
+    cubic a0 x^3 + a1 x^2 + a2 x + a3 in centipawns. Fitted by scripts/fit_wdl.py to
+    the engine's own games."""
+
+    a: tuple[float, ...] = _floats(
+        "a(x): the score at which a win and a draw are equally likely (cp), cubic coefficients a0..a3.",
+        -790.58, 2447.04, -2447.66, 892.89,
+    )
+    b: tuple[float, ...] = _floats(
+        "b(x): how fast the win chance grows with the score (cp), cubic coefficients b0..b3.",
+        93.40, 54.08, -256.32, 255.15,
+    )
 
 
 @dataclass(frozen=True)
@@ -705,6 +729,7 @@ class Config:
     analyse: AnalyseConfig = _section(AnalyseConfig)
     eval: EvalConfig = _section(EvalConfig)
     pheromone: PheromoneConfig = _section(PheromoneConfig)
+    wdl: WdlConfig = _section(WdlConfig)
 
 
 # ------------------------------------------------------------------------- loading
@@ -791,6 +816,15 @@ def _check_value(fld: dataclasses.Field[Any], kind: Any, raw: Any, name: str) ->
         ):
             raise ConfigError(f"{name}: expected a list of {length} [mg, eg] pairs of integers, got {_show(raw)}")
         return tuple((v[0], v[1]) for v in raw)
+    if meta.get("floats"):
+        length = meta["floats"]
+        if not (
+            isinstance(raw, list)
+            and len(raw) == length
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in raw)
+        ):
+            raise ConfigError(f"{name}: expected a list of {length} numbers, got {_show(raw)}")
+        return tuple(float(v) for v in raw)
     if meta.get("length"):
         length = meta["length"]
         if not (isinstance(raw, list) and len(raw) == length and all(_is_int(v) for v in raw)):

@@ -32,6 +32,7 @@ from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, 
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import IterationReport, Limits, SearchControl, Stability, time_budget
 from blitzaco.tt import MOVE, TranspositionTable
+from blitzaco.wdl import material, wdl
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
@@ -52,6 +53,7 @@ class SearchInfo:
     time_ms: int
     hashfull: int
     tbhits: int
+    wdl: tuple[int, int, int] | None = None  # per mille, when UCI_ShowWDL asks for it
 
     @property
     def nps(self) -> int:
@@ -122,6 +124,7 @@ class Options:
     config_file: str = _option("", "ConfigFile", "string")
     pheromone_file: str = _option("", "PheromoneFile", "string")
     pheromone_learning: bool = _option(False, "PheromoneLearning", "check")
+    show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
 
 
 class OptionError(ValueError):
@@ -339,7 +342,8 @@ class Engine:
         legal = list(board.legal_moves)
         if not legal:
             score = -MATE if board.is_check() else 0
-            report.info(SearchInfo(PvLine(1, 0, 0, score, Bound.EXACT, ()), 0, 0, 0, 0))
+            chances = ((0, 0, 1000) if score else (0, 1000, 0)) if self.options.show_wdl else None
+            report.info(SearchInfo(PvLine(1, 0, 0, score, Bound.EXACT, ()), 0, 0, 0, 0, chances))
             return ThinkResult(None, score=score, source="none")
 
         root_moves = legal
@@ -377,6 +381,8 @@ class Engine:
         variety = trails is not None and self.config.pheromone.variety and not analysing and limits.mate is None
         multipv = max(shown, self.config.pheromone.variety_candidates) if variety else shown
         budget_known = control.budget is not None
+        show_wdl = self.options.show_wdl
+        pieces = material(board)
 
         def currmove(depth: int, move: chess.Move, number: int) -> None:
             if control.elapsed_ms() >= CURRMOVE_AFTER_MS:
@@ -389,7 +395,8 @@ class Engine:
             if tb_score is not None and abs(line.score) < MATE_BOUND:
                 line = replace(line, score=tb_score)  # the tablebase knows better than the search
             tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
-            report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), tbhits))
+            chances = wdl(line.score, pieces, self.config.wdl, mate_in(line.score)) if show_wdl else None
+            report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), tbhits, chances))
 
         search = Search(
             pos,

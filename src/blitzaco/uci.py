@@ -109,6 +109,8 @@ def format_info(info: SearchInfo) -> str:
     line = info.line
     parts = ["info", f"depth {line.depth}", f"seldepth {line.seldepth}", f"multipv {line.multipv}"]
     parts.append(format_score(line.score))
+    if info.wdl is not None:
+        parts.append("wdl {} {} {}".format(*info.wdl))
     if line.bound != Bound.EXACT:
         parts.append(_BOUND_WORDS[line.bound])
     parts += [

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Fit the UCI_ShowWDL model to match runner PGNs and print the [wdl] section.
+
+    python scripts/fit_wdl.py runs/speed/speed_vs_main.pgn --plot wdl.png
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import chess.pgn
+
+from blitzaco.config import Config, WdlConfig, dump_toml
+from blitzaco.tools.wdlfit import fit, log_loss, observations, plot
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pgn", nargs="+")
+    parser.add_argument("--plot", help="PNG of observed against predicted shares")
+    args = parser.parse_args(argv)
+    data = observations(args.pgn)
+    games = 0
+    for path in args.pgn:
+        with open(path, encoding="utf-8") as handle:
+            while chess.pgn.read_headers(handle) is not None:
+                games += 1
+    model = fit(data)
+    print(f"{len(data)} scored moves of {games} games; log loss {log_loss(data, WdlConfig()):.4f} (defaults) -> "
+          f"{log_loss(data, model):.4f} (fitted)")
+    section = dump_toml(Config(wdl=model)).split("[wdl]")[1]
+    print("[wdl]" + section)
+    if args.plot:
+        plot(data, model, args.plot, games)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
