@@ -244,3 +244,34 @@ def test_hash_bounds_the_table_when_it_is_full(megabytes: int) -> None:
         tracemalloc.stop()
     assert len(table) >= megabytes * 1024 * 1024 // 2 // 208  # at least half the budget is used
     assert used <= megabytes * 1024 * 1024
+
+
+def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
+    """Skill Level below 20: at most its node count a move, several lines searched
+    and one of them picked with a random push (so play changes); a mate in one is
+    never missed from safe_level up; UCI_Elo with UCI_LimitStrength wins over Skill
+    Level."""
+    engine = searching_engine()
+    levels = engine.config.levels
+    engine.set_option("skill_level", 0)
+    assert engine.level() == 0
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    recorder = Recorder()
+    picks = set()
+    for _ in range(12):
+        result = engine.think(board, Limits(wtime=60_000, btime=60_000), recorder)
+        assert result.move in board.legal_moves and result.depth <= levels.level_depth[0]
+        picks.add(result.move)
+    assert len(picks) > 1, "a weak level varies its moves"
+    assert any("strength level 0 of 20" in message for message in recorder.messages)
+    mate_in_one = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    engine.set_option("skill_level", levels.safe_level)
+    for _ in range(5):
+        assert engine.think(mate_in_one, Limits(wtime=60_000, btime=60_000)).move == chess.Move.from_uci("d1d8")
+    engine.set_option("limit_strength", True)
+    engine.set_option("elo", levels.elo_of_level[7] + 1)
+    assert engine.level() == 7
+    engine.set_option("elo", levels.elo_of_level[20])
+    assert engine.level() == 20
+    full = engine.think(board, Limits(depth=3))
+    assert full.nodes > 0  # full strength: no node cap, no pick

@@ -377,3 +377,15 @@ def test_wdl_is_shown_exactly_when_asked_and_adds_up(uci: UciProcess) -> None:
         assert w + d + loss == 1000 and min(w, d, loss) >= 0
         assert words.index("wdl") == words.index("score") + 3  # right after the score
     assert lines[-1].split()[lines[-1].split().index("wdl") + 1] == "1000"  # a found mate is a sure win
+
+
+def test_strength_options_are_declared_and_checked(uci: UciProcess) -> None:
+    declared = [line for line in uci.handshake() if line.startswith("option name")]
+    assert "option name Skill Level type spin default 20 min 0 max 20" in declared
+    assert "option name UCI_LimitStrength type check default false" in declared
+    assert any(line.startswith("option name UCI_Elo type spin default 1750 min 800") for line in declared)
+    uci.send("setoption name Skill Level value 21")
+    uci.send("setoption name UCI_Elo value 700")
+    uci.send("isready")
+    lines = uci.read_until("readyok")
+    assert sum("outside" in line for line in lines) == 2

@@ -13,6 +13,7 @@ lines.
 
 from __future__ import annotations
 
+import random
 import sys
 import threading
 import traceback
@@ -125,6 +126,9 @@ class Options:
     pheromone_file: str = _option("", "PheromoneFile", "string")
     pheromone_learning: bool = _option(False, "PheromoneLearning", "check")
     show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
+    skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
+    limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
+    elo: int = _option(1750, "UCI_Elo", "spin", 800, 1750)
 
 
 class OptionError(ValueError):
@@ -145,6 +149,8 @@ class Engine:
         self.trails = Trails(self.config.pheromone)
         self.pheromone_message = self.trails.load(bundled_memory())
         self.static = StaticEval(self.config, self.trails)
+        # The strength levels' draws (seeded: the same game replays the same way).
+        self._level_rng = random.Random(0x5EED)
         # The clock of the search under way (or the last one) and its thread (go).
         self._control: SearchControl | None = None
         self._thread: threading.Thread | None = None
@@ -380,6 +386,16 @@ class Engine:
             trails.evaporate()
         variety = trails is not None and self.config.pheromone.variety and not analysing and limits.mate is None
         multipv = max(shown, self.config.pheromone.variety_candidates) if variety else shown
+        level = self.level() if not analysing and limits.mate is None else 20
+        node_limit = limits.nodes
+        level_depth = MAX_DEPTH
+        if level < 20:
+            levels = self.config.levels
+            multipv = max(multipv, levels.pick_lines)
+            node_limit = min(node_limit or levels.level_nodes[level], levels.level_nodes[level])
+            level_depth = levels.level_depth[level]
+            report.message(f"strength level {level} of 20 (UCI_Elo {levels.elo_of_level[level]}): "
+                           f"{levels.pick_lines} lines to depth {level_depth}")
         budget_known = control.budget is not None
         show_wdl = self.options.show_wdl
         pieces = material(board)
@@ -406,7 +422,7 @@ class Engine:
             control,
             root_moves,
             multipv=multipv,
-            node_limit=limits.nodes,
+            node_limit=node_limit,
             on_bound=publish,
             on_currmove=currmove,
             tablebase=self.probe if self.probe.tablebase is not None else None,
@@ -414,6 +430,8 @@ class Engine:
             trails=trails,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
+        if level < 20:
+            max_depth = min(max_depth, level_depth)
         adaptive = self.config.time.adaptive and budget_known and not analysing and limits.mate is None
         stability = Stability(self.config.time) if adaptive else None
         if adaptive and len(root_moves) == 1:
@@ -451,7 +469,9 @@ class Engine:
                     f"mean {choice.mean:.0f}) instead of {board.uci(pv[0])}"
                 )
                 pv, score = (choice.move,), choice.minimax
-        if variety and trails is not None and not search.stopped and len(last_lines) > 1:
+        if level < 20 and len(last_lines) > 1:
+            pv, score = self._weaker_pick(board, last_lines, pv, score, level, report)
+        elif variety and trails is not None and not search.stopped and len(last_lines) > 1:
             pv, score = self._roulette(board, last_lines, pv, score, report)
         if search.stopped:
             # Report where the interrupted search ended: nodes and time as of now.
@@ -470,6 +490,41 @@ class Engine:
     def explain(self, board: chess.Board) -> list[str]:
         """The static evaluation of *board* term by term (the ``eval`` command)."""
         return self.static.explain(board)
+
+    def level(self) -> int:
+        """The strength level in force: UCI_Elo's when UCI_LimitStrength is on (it
+        wins over Skill Level, as in Stockfish), else Skill Level; 20 is full."""
+        if self.options.limit_strength:
+            table = self.config.levels.elo_of_level
+            below = [level for level, elo in enumerate(table) if elo <= self.options.elo]
+            return below[-1] if below else 0
+        return self.options.skill_level
+
+    def _weaker_pick(
+        self, board: chess.Board, lines: tuple[PvLine, ...], pv: tuple[chess.Move, ...], score: int, level: int,
+        report: Reporter,
+    ) -> tuple[tuple[chess.Move, ...], int]:
+        """Stockfish's Skill pick among the searched lines: each score plus a random
+        push that grows with the weakness and the spread of the scores; the largest
+        wins. From ``safe_level`` up, a mate in one is always played and nothing
+        ``blunder_cp`` worse than the best is chosen."""
+        levels = self.config.levels
+        candidates = [line for line in lines if line.pv and line.bound == Bound.EXACT] or list(lines[:1])
+        top = candidates[0].score
+        if level >= levels.safe_level:
+            if top >= MATE - 2:  # a mate in one
+                return pv, score
+            candidates = [line for line in candidates if line.score >= top - levels.blunder_cp]
+        weakness = 120 - 2 * level
+        delta = min(top - candidates[-1].score, 100)
+        best_value, chosen = -(1 << 60), candidates[0]
+        for line in candidates:
+            push = (weakness * (top - line.score) + delta * self._level_rng.randrange(weakness)) // 128
+            if line.score + push >= best_value:
+                best_value, chosen = line.score + push, line
+        if chosen.pv[0] != pv[0]:
+            report.message(f"level {level}: {board.uci(chosen.pv[0])} ({chosen.score} cp) instead of the best")
+        return chosen.pv, chosen.score
 
     def _roulette(
         self, board: chess.Board, lines: tuple[PvLine, ...], pv: tuple[chess.Move, ...], score: int, report: Reporter
