@@ -251,7 +251,10 @@ def _captures(
     sorting is stable, so it breaks ties, and a different order would search a
     different tree. An entry is flagged risky when the capture is by a more valuable
     piece, the only kind whose exchange can lose. Promotions by capture come as the
-    queen's; the under-promotions go to *late*, or nowhere when it is None."""
+    queen's; the under-promotions go to *late*, or nowhere when it is None.
+
+    The victim's type is found by the same chain of bitboard tests in both loops,
+    written out on purpose: a helper call per capture costs more than the lines."""
     us = board.turn
     ours = board.occupied_co[us]
     occupied = board.occupied

@@ -203,6 +203,8 @@ class Position:
         eg = self.eg
         new_ep = None
         halfmove += 1
+        # The mover's type (and below the victim's), written out on purpose: a
+        # helper call per move costs more than the repeated tests.
         if pawns & fbb:
             piece_type = _PAWN
             pawns ^= fbb
