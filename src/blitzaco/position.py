@@ -108,6 +108,10 @@ def _combine(psq: PsqTable) -> _Tables:
 
 
 _tables_cache: dict[int, tuple[PsqTable, _Tables]] = {}
+#: What make saves for unmake: key, mg, eg, phase, castling key, en passant key, the
+#: six piece bitboards, the mover's and the other side's pieces, castling rights,
+#: en passant square, halfmove clock.
+_Undo = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, "int | None", int]
 
 
 def _tables_for(psq: PsqTable) -> _Tables:
@@ -152,7 +156,7 @@ class Position:
         self._castle = root.castling_rights
         self._ep = _ep_key(root)
         self.keys = [self.key]
-        self._undo: list[tuple[int | None, ...]] = []
+        self._undo: list[_Undo] = []
         # Index in keys of the position after the last null move (0: none), and the
         # earlier values to restore when that null move is taken back.
         self._null_barrier = 0
