@@ -420,3 +420,24 @@ def test_wdl_fit_recovers_a_known_model() -> None:
     fitted = fit(data)
     assert log_loss(data, fitted) <= log_loss(data, truth) * 1.01
     assert log_loss(data, fitted) < log_loss(data, WdlConfig((0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 5000.0)))
+
+
+def test_an_interrupted_adopt_leaves_the_module_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """adopt writes a temporary file and renames it: when the write cannot be
+    completed (here the rename fails), config.py is still the old one, whole, and no
+    temporary file is left behind."""
+    import blitzaco.config as config_module
+
+    copy = tmp_path / "config_copy.py"
+    original = Path(config_module.__file__).read_text()
+    copy.write_text(original)
+    tuned = config_from_dict({"search": {"futility_margin": 121}})
+
+    def refuse(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="disk full"):
+        adopt(tuned, copy)
+    assert copy.read_text() == original
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["config_copy.py"]
