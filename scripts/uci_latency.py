@@ -109,6 +109,9 @@ def main() -> int:
     print(f"{' '.join(command)}: {args.runs} runs, milliseconds (min / median / max)")
     for name, values in results.items():
         ms = sorted(v * 1000 for v in values)
+        if not ms:  # e.g. every self-play game ended before ply 100
+            print(f"  {name:24s} no measurement")
+            continue
         print(f"  {name:24s} {ms[0]:7.1f} / {statistics.median(ms):7.1f} / {ms[-1]:7.1f}")
     return 0
 
