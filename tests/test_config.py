@@ -11,12 +11,12 @@ from uci_driver import ENGINE_COMMAND
 
 from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml, load_config
 
-SHIPPED = Path(__file__).parent.parent / "config.toml"
+SHIPPED = Path(__file__).parent.parent / "src" / "blitzaco" / "config.toml"
 
 
 def test_shipped_config_is_exactly_the_defaults() -> None:
     assert load_config(SHIPPED) == Config()
-    assert SHIPPED.read_text() == dump_toml(), "regenerate with: blitzaco config > config.toml"
+    assert SHIPPED.read_text() == dump_toml(), "the shipped defaults are not in blitzaco config's layout"
 
 
 def test_config_command_prints_the_shipped_file() -> None:

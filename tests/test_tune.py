@@ -5,7 +5,6 @@ fitness on this machine and on a local Ray instance, and adopting tuned weights.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ torch = pytest.importorskip("torch")
 from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml  # noqa: E402
 from blitzaco.evaluate import Evaluator  # noqa: E402
 from blitzaco.position import Position  # noqa: E402
-from blitzaco.tools.tune.adopt import adopt, adopt_source  # noqa: E402
+from blitzaco.tools.tune.adopt import adopt, shipped_config_path  # noqa: E402
 from blitzaco.tools.tune.fitness import GameFitness, PositionFitness  # noqa: E402
 from blitzaco.tools.tune.optimise import anneal, genetic  # noqa: E402
 from blitzaco.tools.tune.positions import PositionSet, extract, selfplay, tuning_openings  # noqa: E402
@@ -315,8 +314,8 @@ def test_games_fitness_on_a_local_ray_instance() -> None:
 
 
 def test_adopted_weights_become_the_defaults(tmp_path: Path) -> None:
-    import blitzaco.config as config_module
-
+    """adopt writes the defaults file (a data file, no code): a process started on
+    it has the tuned weights as its defaults; adopting the defaults changes nothing."""
     tuned = config_from_dict({
         "eval": {"pawns": {"isolated": [-14, -21], "passed": [[0, 0], [5, 11], [7, 17], [15, 31], [31, 56], [56, 96],
                                                                 [91, 151], [0, 0]]},
@@ -324,18 +323,17 @@ def test_adopted_weights_become_the_defaults(tmp_path: Path) -> None:
                  "spectral": {"entropy": -77.5}},
         "search": {"futility_margin": 120},
     })
-    copy = tmp_path / "config_copy.py"
-    copy.write_text(Path(config_module.__file__).read_text())
-    assert adopt(tuned, copy) == 6
-    spec = importlib.util.spec_from_file_location("config_copy", copy)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["config_copy"] = module
-    spec.loader.exec_module(module)
-    assert module.dump_toml() == dump_toml(tuned)
-    # Nothing to change: the text stays byte for byte.
-    text = Path(config_module.__file__).read_text()
-    assert adopt_source(text, Config()) == (text, 0)
+    # A copy of the package whose defaults file is adopted into.
+    package = tmp_path / "src" / "blitzaco"
+    shutil.copytree(Path(shipped_config_path()).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    assert adopt(tuned, package / "config.toml") == 6
+    code = "from blitzaco.config import Config, dump_toml; print(dump_toml(Config()), end='')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path / "src")}).stdout
+    assert out == dump_toml(tuned)
+    shipped = shipped_config_path().read_text()
+    assert adopt(Config(), package / "config.toml") == 0
+    assert (package / "config.toml").read_text() == shipped
 
 
 def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
@@ -348,7 +346,7 @@ def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "candidates" in result.stdout and (tmp_path / "run" / "tuned.toml").is_file()
-    shipped = (ROOT / "config.toml").read_text()
+    shipped = (ROOT / "src" / "blitzaco" / "config.toml").read_text()
     assert shipped == dump_toml(Config())  # the run did not touch the shipped file
     missing = subprocess.run([sys.executable, str(script), "ga", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=120)
@@ -422,14 +420,12 @@ def test_wdl_fit_recovers_a_known_model() -> None:
     assert log_loss(data, fitted) < log_loss(data, WdlConfig((0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 5000.0)))
 
 
-def test_an_interrupted_adopt_leaves_the_module_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_adopt_leaves_the_defaults_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """adopt writes a temporary file and renames it: when the write cannot be
-    completed (here the rename fails), config.py is still the old one, whole, and no
-    temporary file is left behind."""
-    import blitzaco.config as config_module
-
-    copy = tmp_path / "config_copy.py"
-    original = Path(config_module.__file__).read_text()
+    completed (here the rename fails), the defaults file is still the old one, whole,
+    and no temporary file is left behind."""
+    copy = tmp_path / "config.toml"
+    original = shipped_config_path().read_text()
     copy.write_text(original)
     tuned = config_from_dict({"search": {"futility_margin": 121}})
 
@@ -440,4 +436,4 @@ def test_an_interrupted_adopt_leaves_the_module_whole(tmp_path: Path, monkeypatc
     with pytest.raises(OSError, match="disk full"):
         adopt(tuned, copy)
     assert copy.read_text() == original
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["config_copy.py"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml"]

@@ -28,7 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     perft = commands.add_parser("perft", help="count leaf nodes of the move tree, split by root move")
     perft.add_argument("depth", type=int)
     perft.add_argument("fen", nargs="*", help="position (default: the start position)")
-    commands.add_parser("config", help="print the built-in configuration as TOML (this is config.toml)")
+    commands.add_parser("config", help="print the built-in configuration as TOML (blitzaco/config.toml, the defaults)")
     analyse = commands.add_parser("analyse", help="classify every move of the games in a PGN file")
     analyse.add_argument("pgn", help="the games")
     budget = analyse.add_mutually_exclusive_group()

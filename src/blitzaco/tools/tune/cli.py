@@ -20,7 +20,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from blitzaco.config import Config, ConfigError, dump_toml, load_config
+from blitzaco.config import Config, ConfigError, load_config
 
 __all__ = ["main"]
 
@@ -70,9 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         else:
             run.add_argument("--steps", type=int, help="override the spec")
 
-    adopt = commands.add_parser("adopt", help="write a tuned config into the defaults of blitzaco/config.py")
+    adopt = commands.add_parser("adopt", help="make a tuned config the shipped defaults (blitzaco/config.toml)")
     adopt.add_argument("tuned", help="a tuned.toml")
-    adopt.add_argument("--config-toml", default="config.toml", help="regenerate this file too (default: %(default)s)")
     return parser
 
 
@@ -116,8 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"tune: {err}", file=sys.stderr)
             return 2
         count = adopt(tuned)
-        Path(args.config_toml).write_text(dump_toml(tuned))
-        print(f"{count} fields of blitzaco/config.py changed; {args.config_toml} regenerated")
+        print(f"{count} fields of the shipped defaults (blitzaco/config.toml) changed")
         return 0
     return _optimise(args, base)
 
