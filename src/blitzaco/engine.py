@@ -147,7 +147,7 @@ class Engine:
         self.options = Options(hash_mb=hash_mb, own_book=self.probe.book is not None)
         # The pheromone memory, with the bundled long-term trails when installed.
         self.trails = Trails(self.config.pheromone)
-        self.pheromone_message = self.trails.load(bundled_memory())
+        self.trails.load_later(bundled_memory())  # read when first used, after uciok
         self.static = StaticEval(self.config, self.trails)
         # The strength levels' draws (seeded: the same game replays the same way).
         self._level_rng = random.Random(0x5EED)
@@ -481,6 +481,12 @@ class Engine:
             publish(line)
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_tt(board, pv[0])
         return ThinkResult(pv[0], ponder, score, depth, search.nodes, "tablebase" if tb_root else "search")
+
+    @property
+    def pheromone_message(self) -> str | None:
+        """Why the long-term pheromone memory could not be used (reads it if pending)."""
+        _ = self.trails.long
+        return self.trails.message
 
     @property
     def spectral_message(self) -> str | None:

@@ -169,7 +169,9 @@ class Trails:
 
     def __init__(self, config: PheromoneConfig) -> None:
         self.config = config
-        self.long: Memory = {}
+        self._long: Memory = {}
+        self._pending: Path | None = None  # a file to read when the memory is first used
+        self.message: str | None = None  # why the last file could not be used
         self._game: Memory = {}  # levels divided by self._factor
         self._factor = 1.0
         self.path: Path | None = None  # the file the long-term part came from
@@ -325,22 +327,45 @@ class Trails:
         self.path = path
         return None
 
-    def load(self, path: str | Path | None) -> str | None:
-        """Replace the long-term memory by the file at *path* (None: none). Returns a
-        message for an ``info string`` when the file cannot be used; the memory is
-        then empty."""
+    @property
+    def long(self) -> Memory:
+        """The long-term memory: key -> move code -> level."""
+        if self._pending is not None:
+            path, self._pending = self._pending, None
+            self.load(path)
+        return self._long
+
+    @long.setter
+    def long(self, memory: Memory) -> None:
+        self._pending = None
+        self._long = memory
+
+    def load_later(self, path: str | Path | None) -> None:
+        """Read *path* when the memory is first used (the bundled memory at start-up:
+        ``uciok`` need not wait for it)."""
         self.long = {}
         self.path = None
+        self.message = None
+        self._pending = Path(path) if path is not None else None
+
+    def load(self, path: str | Path | None) -> str | None:
+        """Replace the long-term memory by the file at *path* (None: none). Returns a
+        message for an ``info string`` when the file cannot be used (also kept in
+        :attr:`message`); the memory is then empty."""
+        self.long = {}
+        self.path = None
+        self.message = None
         if path is None:
             return None
         try:
             self.long = read_memory(path)
         except OSError as err:
-            return f"pheromone file {path}: {err.strerror or err}; playing without it"
+            self.message = f"pheromone file {path}: {err.strerror or err}; playing without it"
         except PheromoneFileError as err:
-            return f"pheromone file {path} is corrupt ({err}); playing without it"
-        self.path = Path(path)
-        return None
+            self.message = f"pheromone file {path} is corrupt ({err}); playing without it"
+        else:
+            self.path = Path(path)
+        return self.message
 
     def save(self, path: str | Path | None = None) -> str | None:
         """Write the long-term memory to *path* (default: the file it came from).
