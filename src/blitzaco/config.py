@@ -184,6 +184,9 @@ def _shipped_defaults() -> dict[str, Any]:
 _SHIPPED = _shipped_defaults()
 
 
+_SCALAR_KINDS: dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
+
+
 def _defaults(path: str) -> Callable[[type], type]:
     """Give every field of a section its default from the shipped ``config.toml``
     (the table *path*), checked as strictly as a user's file. Applied before
@@ -193,13 +196,16 @@ def _defaults(path: str) -> Callable[[type], type]:
         table: Any = _SHIPPED
         for part in path.split("."):
             table = table.get(part, {}) if isinstance(table, dict) else {}
-        hints = typing.get_type_hints(cls)
+        # The annotations are strings (postponed); the scalar kinds are named plainly
+        # and the others are told apart by their metadata, so no evaluation is needed.
+        annotations = cls.__dict__.get("__annotations__", {})
         for name, value in list(vars(cls).items()):
             if isinstance(value, dataclasses.Field) and value.default_factory is dataclasses.MISSING:
                 key = f"{path}.{name}"
                 if name not in table:
                     raise ConfigError(f"the shipped config.toml has no '{key}'")
-                value.default = _check_value(value, hints[name], table[name], key)
+                kind = _SCALAR_KINDS.get(annotations[name], tuple)
+                value.default = _check_value(value, kind, table[name], key)
         return cls
 
     return apply
