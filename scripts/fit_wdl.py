@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-import chess.pgn
-
 from blitzaco.config import Config, WdlConfig, dump_toml
 from blitzaco.tools.wdlfit import fit, log_loss, observations, plot
 
@@ -19,12 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pgn", nargs="+")
     parser.add_argument("--plot", help="PNG of observed against predicted shares")
     args = parser.parse_args(argv)
-    data = observations(args.pgn)
-    games = 0
-    for path in args.pgn:
-        with open(path, encoding="utf-8") as handle:
-            while chess.pgn.read_headers(handle) is not None:
-                games += 1
+    data, games = observations(args.pgn)
     model = fit(data)
     print(f"{len(data)} scored moves of {games} games; log loss {log_loss(data, WdlConfig()):.4f} (defaults) -> "
           f"{log_loss(data, model):.4f} (fitted)")

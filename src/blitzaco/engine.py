@@ -398,7 +398,7 @@ class Engine:
                            f"{levels.pick_lines} lines to depth {level_depth}")
         budget_known = control.budget is not None
         show_wdl = self.options.show_wdl
-        pieces = material(board)
+        pieces = material(board) if show_wdl else 0
 
         def currmove(depth: int, move: chess.Move, number: int) -> None:
             if control.elapsed_ms() >= CURRMOVE_AFTER_MS:

@@ -22,9 +22,6 @@ from blitzaco.config import WdlConfig
 
 __all__ = ["material", "wdl"]
 
-_VALUES = (0, 1, 3, 3, 5, 9, 0)
-
-
 def material(board: chess.Board) -> int:
     """Material on the board, both sides (pawn 1, minor 3, rook 5, queen 9)."""
     return (

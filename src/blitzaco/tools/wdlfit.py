@@ -37,15 +37,18 @@ class Observation:
     result: float  # for the mover: 1 win, 0.5 draw, 0 loss
 
 
-def observations(paths: Iterable[str | Path]) -> list[Observation]:
-    """The scored moves of the games in *paths* (mate scores and big scores left out)."""
+def observations(paths: Iterable[str | Path]) -> tuple[list[Observation], int]:
+    """The scored moves of the games in *paths* (mate scores and big scores left
+    out), and the number of finished games read."""
     found: list[Observation] = []
+    games = 0
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 white_result = _RESULTS.get(game.headers.get("Result", "*"))
                 if white_result is None:
                     continue
+                games += 1
                 board = game.board()
                 for node in game.mainline():
                     match = _SCORE.match(node.comment)
@@ -55,7 +58,7 @@ def observations(paths: Iterable[str | Path]) -> list[Observation]:
                             result = white_result if board.turn else 1.0 - white_result
                             found.append(Observation(score, material(board), result))
                     board.push(node.move)
-    return found
+    return found, games
 
 
 def fit(data: list[Observation], start: WdlConfig | None = None, steps: int = 200) -> WdlConfig:

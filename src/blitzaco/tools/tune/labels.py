@@ -8,10 +8,11 @@ of the search that played the move from them, as Stockfish's own data tools do, 
 with the game's result. Nothing is downloaded; a label is Stockfish 15.1's opinion at
 that node count, not the truth.
 
-Kept are the quiet positions: not in check, the move played neither a capture nor a
-promotion, no capture or promotion winning material by static exchange, no mate
-score. Games end by the rules, or are adjudicated when both sides' scores stay past
-:data:`RESIGN_CP` for :data:`RESIGN_PLIES` plies, or drawn after :data:`MAX_PLIES`.
+Kept are the quiet positions (:func:`~blitzaco.tools.tune.positions.is_quiet`: not
+in check, no capture winning material by static exchange, no promotion) whose move
+played is neither a capture nor a promotion, without a mate score. Games end by the
+rules, or are adjudicated when both sides' scores stay past :data:`RESIGN_CP` for
+:data:`RESIGN_PLIES` plies, or drawn after :data:`MAX_PLIES`.
 
 Seeded and resumable: game *i* uses its own random generator (seed and *i*), the
 games are written in their order, and a run that is stopped goes on from the last
@@ -44,9 +45,8 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from blitzaco.movepick import see_ge
 from blitzaco.tools.progress import progress_bar
-from blitzaco.tools.tune.positions import tuning_openings
+from blitzaco.tools.tune.positions import is_quiet, tuning_openings
 
 __all__ = ["MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "encode", "decode"]
 
@@ -125,9 +125,8 @@ def read_labels(path: str | Path) -> Iterator[Record]:
 
 
 def _quiet(board: chess.Board, move: chess.Move) -> bool:
-    if board.is_check() or board.is_capture(move) or move.promotion:
-        return False
-    return not any(m.promotion or see_ge(board, m, 1) for m in board.generate_legal_captures())
+    """A quiet position (the tuner's definition) whose move played is quiet too."""
+    return not (board.is_capture(move) or move.promotion) and is_quiet(board)
 
 
 # ----------------------------------------------------------------------- games

@@ -33,7 +33,7 @@ from blitzaco.movepick import see_ge
 from blitzaco.tools.book import read_database
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 
-__all__ = ["tuning_openings", "selfplay", "extract", "PositionSet", "RESULTS"]
+__all__ = ["tuning_openings", "selfplay", "extract", "is_quiet", "PositionSet", "RESULTS"]
 
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -95,7 +95,9 @@ def selfplay(
                       pgn_path=pgn_path, progress=progress, opening_per_game=True)
 
 
-def _quiet(board: chess.Board) -> bool:
+def is_quiet(board: chess.Board) -> bool:
+    """Not in check, no capture winning material by static exchange, no promotion
+    (the tuner's and the label generator's one definition of a quiet position)."""
     if board.is_check():
         return False
     for move in board.generate_legal_captures():
@@ -117,7 +119,7 @@ def _positions(game: chess.pgn.Game, skip: int) -> Iterator[tuple[chess.Board, f
     board = game.board()
     for ply, move in enumerate(game.mainline_moves()):
         board.push(move)
-        if ply + 1 >= skip and not board.is_game_over() and _quiet(board):
+        if ply + 1 >= skip and not board.is_game_over() and is_quiet(board):
             yield board.copy(stack=False), result
 
 
