@@ -636,6 +636,19 @@ class SpectralConfig:
 
 
 @dataclass(frozen=True)
+@_defaults("eval.nn")
+class NetworkConfig:
+    """The network term (see blitzaco/nnue.py): a small network over the pieces'
+    squares, trained on Stockfish-labelled positions (tune.py train-net). A net
+    trained as a residual is added to the classical evaluation; any other net replaces
+    it (the classical terms are then not computed)."""
+
+    enabled: bool = _param("Use the network (a missing or unreadable file is reported and the term left out).")
+    file: str = _param("The network file; empty: the one shipped in assets/ (nn.bin).")
+    weight: float = _param("Multiplier of the network's score (1 = as trained).", lo=0.0, hi=10.0)
+
+
+@dataclass(frozen=True)
 @_defaults("eval")
 class EvalConfig:
     """The tapered evaluation. Phase counts knights and bishops 1, rooks 2 and queens 4
@@ -653,6 +666,7 @@ class EvalConfig:
     king: KingConfig = _section(KingConfig)
     scale: ScaleConfig = _section(ScaleConfig)
     spectral: SpectralConfig = _section(SpectralConfig)
+    nn: NetworkConfig = _section(NetworkConfig)
 
 
 # ------------------------------------------------------------------------ pheromone

@@ -27,7 +27,7 @@ import chess
 from blitzaco.config import Config, ConfigError, load_config
 from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails, bundled_memory
-from blitzaco.position import Position, compute_key
+from blitzaco.position import compute_key
 from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
 from blitzaco.static_eval import StaticEval
@@ -227,8 +227,8 @@ class Engine:
         except ConfigError as err:
             raise OptionError(f"config not loaded: {err}") from None
         self.set_config(config)
-        problem = f"; {self.spectral_message}" if self.spectral_message else ""
-        return f"configuration loaded from {path}{problem}"
+        notes = "".join(f"; {note}" for note in (self.spectral_message, self.network_message) if note)
+        return f"configuration loaded from {path}{notes}"
 
     def _load_pheromone_file(self, path: str) -> str:
         """Use the long-term memory in *path* (empty: the bundled one): what was
@@ -379,7 +379,7 @@ class Engine:
             )
 
         self.tt.new_search()
-        pos = Position(board, self.static.psq)
+        pos = self.static.position(board)
         trails = self.trails if self.config.pheromone.enabled else None
         self.static.use_trails(trails is not None)
         if trails is not None:
@@ -492,6 +492,11 @@ class Engine:
     def spectral_message(self) -> str | None:
         """Why the spectral term is off although the configuration asks for it."""
         return self.static.spectral_message
+
+    @property
+    def network_message(self) -> str | None:
+        """Which network the evaluation uses, or why the configured one is not used."""
+        return self.static.network_message
 
     def explain(self, board: chess.Board) -> list[str]:
         """The static evaluation of *board* term by term (the ``eval`` command)."""

@@ -9,6 +9,8 @@ python-chess recomputes nothing we need cheaply: its Polyglot hash costs about
   ``chess.polyglot.zobrist_hash(board)``; castling rights are keyed by the rook's
   square, with extra keys for Chess960 rook squares;
 * the evaluation's midgame and endgame sums and the game phase;
+* the network's accumulator (:mod:`blitzaco.nnue`: one integer whose 16-bit lanes
+  are the first layer's sums), when a network is given;
 * a stack of the keys of every position since the start of the game, for repetition
   detection that counts the game history before the root.
 
@@ -25,6 +27,7 @@ from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 
 from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
 from blitzaco.moves import encode_move
+from blitzaco.nnue import Network
 
 __all__ = ["Position", "compute_key", "repetition_window"]
 
@@ -93,34 +96,41 @@ def compute_key(board: chess.Board) -> int:
     return key
 
 
-#: ``_Tables[color][piece_type][square] == (zobrist, mg, eg)``
-_Tables = tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...]
+#: ``_Tables[color][piece_type][square] == (zobrist, mg, eg, network row)``
+_Tables = tuple[tuple[tuple[tuple[int, int, int, int], ...], ...], ...]
 
 
-def _combine(psq: PsqTable) -> _Tables:
+def _combine(psq: PsqTable, net: Network | None) -> _Tables:
     return tuple(
         tuple(
-            tuple((_piece_key(color, pt, sq), *psq[color][pt][sq]) for sq in chess.SQUARES) if pt else ()
+            tuple(
+                (_piece_key(color, pt, sq), *psq[color][pt][sq], net.rows[color][pt][sq] if net is not None else 0)
+                for sq in chess.SQUARES
+            )
+            if pt
+            else ()
             for pt in range(7)
         )
         for color in (chess.BLACK, chess.WHITE)
     )
 
 
-_tables_cache: dict[int, tuple[PsqTable, _Tables]] = {}
-#: What make saves for unmake: key, mg, eg, phase, castling key, en passant key, the
-#: six piece bitboards, the mover's and the other side's pieces, castling rights,
-#: en passant square, halfmove clock.
-_Undo = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, "int | None", int]
+_tables_cache: dict[tuple[int, int], tuple[PsqTable, Network | None, _Tables]] = {}
+#: What make saves for unmake: key, mg, eg, accumulator, phase, castling key, en
+#: passant key, the six piece bitboards, the mover's and the other side's pieces,
+#: castling rights, en passant square, halfmove clock.
+_Undo = tuple[
+    int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, "int | None", int
+]
 
 
-def _tables_for(psq: PsqTable) -> _Tables:
-    cached = _tables_cache.get(id(psq))
-    if cached is None or cached[0] is not psq:
-        cached = (psq, _combine(psq))
+def _tables_for(psq: PsqTable, net: Network | None) -> _Tables:
+    cached = _tables_cache.get((id(psq), id(net)))
+    if cached is None or cached[0] is not psq or cached[1] is not net:
+        cached = (psq, net, _combine(psq, net))
         _tables_cache.clear()
-        _tables_cache[id(psq)] = cached
-    return cached[1]
+        _tables_cache[(id(psq), id(net))] = cached
+    return cached[2]
 
 
 class Position:
@@ -130,15 +140,16 @@ class Position:
     """
 
     __slots__ = (
-        "board", "key", "mg", "eg", "phase", "keys", "root_index",
+        "board", "key", "mg", "eg", "acc", "phase", "keys", "root_index",
         "_castle", "_ep", "_undo", "_tables", "_null_barrier", "_null_barriers",
     )
 
-    def __init__(self, board: chess.Board, psq: PsqTable) -> None:
+    def __init__(self, board: chess.Board, psq: PsqTable, net: Network | None = None) -> None:
         """Copy *board* and compute the incremental state from scratch. The moves
         since the last capture or pawn move are replayed for repetition detection;
-        no position before them can recur, so older history is not needed."""
-        self._tables = _tables_for(psq)
+        no position before them can recur, so older history is not needed. With a
+        network *net*, :attr:`acc` is its accumulator (else 0)."""
+        self._tables = _tables_for(psq, net)
         replay = repetition_window(board)
         if replay < len(board.move_stack):
             board = board.copy(stack=replay)
@@ -148,10 +159,12 @@ class Position:
         self.board = root
         self.key = compute_key(root)
         self.mg = self.eg = self.phase = 0
+        self.acc = net.bias if net is not None else 0
         for square, piece in root.piece_map().items():
-            _, m, e = self._tables[piece.color][piece.piece_type][square]
+            _, m, e, a = self._tables[piece.color][piece.piece_type][square]
             self.mg += m
             self.eg += e
+            self.acc += a
             self.phase += PHASE_WEIGHT[piece.piece_type]
         self._castle = root.castling_rights
         self._ep = _ep_key(root)
@@ -198,13 +211,14 @@ class Position:
         ep_square = board.ep_square
         halfmove = board.halfmove_clock
         self._undo.append((
-            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            self.key, self.mg, self.eg, self.acc, self.phase, self._castle, self._ep,
             pawns, knights, bishops, rooks, queens, kings, ours, theirs, rights, ep_square, halfmove,
         ))
         mine = self._tables[us]
         key = self.key ^ self._ep ^ _WHITE_TO_MOVE_KEY
         mg = self.mg
         eg = self.eg
+        acc = self.acc
         new_ep = None
         halfmove += 1
         # The mover's type (and below the victim's), written out on purpose: a
@@ -226,10 +240,11 @@ class Position:
             queens ^= fbb
         else:
             piece_type = _KING
-        z, m, e = mine[piece_type][frm]
+        z, m, e, a = mine[piece_type][frm]
         key ^= z
         mg -= m
         eg -= e
+        acc -= a
         if piece_type == _KING and (ours & tbb or to - frm == 2 or frm - to == 2):
             # Castling, written king-takes-rook (Chess960) or king-two-squares.
             rook_from = to if ours & tbb else (to | 7 if to > frm else to & 56)
@@ -240,18 +255,21 @@ class Position:
             rooks = (rooks & ~rfbb) | _BB_SQUARES[rook_to]
             ours = (ours & ~(fbb | rfbb)) | _BB_SQUARES[king_to] | _BB_SQUARES[rook_to]
             rights &= ~_BACKRANK[us]
-            z, m, e = mine[_ROOK][rook_from]
+            z, m, e, a = mine[_ROOK][rook_from]
             key ^= z
             mg -= m
             eg -= e
-            z, m, e = mine[_KING][king_to]
+            acc -= a
+            z, m, e, a = mine[_KING][king_to]
             key ^= z
             mg += m
             eg += e
-            z, m, e = mine[_ROOK][rook_to]
+            acc += a
+            z, m, e, a = mine[_ROOK][rook_to]
             key ^= z
             mg += m
             eg += e
+            acc += a
         else:
             phase = self.phase
             if theirs & tbb:
@@ -272,20 +290,22 @@ class Position:
                     captured = _QUEEN
                     queens ^= tbb
                 theirs ^= tbb
-                z, m, e = self._tables[not us][captured][to]
+                z, m, e, a = self._tables[not us][captured][to]
                 key ^= z
                 mg -= m
                 eg -= e
+                acc -= a
                 phase -= PHASE_WEIGHT[captured]
             elif piece_type == _PAWN:
                 if to == ep_square and (to - frm) & 7:
                     capture_bb = _BB_SQUARES[to - 8 if us else to + 8]
                     pawns ^= capture_bb
                     theirs ^= capture_bb
-                    z, m, e = self._tables[not us][_PAWN][to - 8 if us else to + 8]
+                    z, m, e, a = self._tables[not us][_PAWN][to - 8 if us else to + 8]
                     key ^= z
                     mg -= m
                     eg -= e
+                    acc -= a
                 elif to - frm == 16:
                     new_ep = frm + 8
                 elif frm - to == 16:
@@ -313,10 +333,11 @@ class Position:
             if rights:
                 rights &= ~(fbb | tbb)
             self.phase = phase
-            z, m, e = mine[piece_type][to]
+            z, m, e, a = mine[piece_type][to]
             key ^= z
             mg += m
             eg += e
+            acc += a
         board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
             pawns, knights, bishops, rooks, queens, kings
         )
@@ -340,13 +361,14 @@ class Position:
         self.key = key
         self.mg = mg
         self.eg = eg
+        self.acc = acc
         self.keys.append(key)
 
     def pop(self) -> None:
         """Unmake the last move made with :meth:`push` or :meth:`push_null`."""
         board = self.board
         (
-            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            self.key, self.mg, self.eg, self.acc, self.phase, self._castle, self._ep,
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             ours, theirs, board.castling_rights, board.ep_square, board.halfmove_clock,
         ) = self._undo.pop()
@@ -368,7 +390,7 @@ class Position:
         board = self.board
         us = board.turn
         self._undo.append((
-            self.key, self.mg, self.eg, self.phase, self._castle, self._ep,
+            self.key, self.mg, self.eg, self.acc, self.phase, self._castle, self._ep,
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[us], board.occupied_co[not us], board.castling_rights, board.ep_square,
             board.halfmove_clock,

@@ -2,7 +2,12 @@
 
 :class:`StaticEval` owns every term of the static score and composes them:
 
-* the classical tapered evaluation (:class:`~blitzaco.evaluate.Evaluator`), always;
+* the classical tapered evaluation (:class:`~blitzaco.evaluate.Evaluator`), unless
+  a network replaces it;
+* the network term (:mod:`blitzaco.nnue`) when ``[eval.nn]`` switches it on: added
+  to the classical score when the net was trained as a residual, else instead of it.
+  Its accumulator lives in the :class:`~blitzaco.position.Position`, which
+  :meth:`StaticEval.position` makes with the network's rows;
 * the spectral term (:mod:`blitzaco.spectral`) when ``[eval.spectral]`` switches it
   on, with its depth rule: the graph features are computed only at nodes with at
   least ``min_depth`` plies left and inherited from the parent below them (and in
@@ -14,7 +19,7 @@ The search calls :meth:`StaticEval.evaluate` for a score and, only when
 :attr:`StaticEval.per_node` is true, :meth:`StaticEval.enter` at every node (the
 spectral term's inherited value). ``eval`` prints :meth:`StaticEval.explain`. With
 the extra terms off, ``evaluate`` *is* the classical evaluator's bound method, so the
-entry point costs the search nothing.
+entry point costs the search nothing; with only the network, it is one small function.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from blitzaco.bundled import bundled_file
 from blitzaco.config import Config
 from blitzaco.evaluate import Evaluator, PsqTable, format_trace
+from blitzaco.nnue import Network, NetworkError, load_network
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
 
@@ -48,6 +55,7 @@ class StaticEval:
         self.psq: PsqTable = self.classical.psq
         self.trails = trails
         self.spectral, self.spectral_message = _spectral_term(config)
+        self.net, self.network_message = _network(config)
         self._min_depth = max(1, config.eval.spectral.min_depth)
         self._spectral_by_ply = [0] * MAX_PLIES
         self._spectral_here = 0  # the value at the node entered last
@@ -57,6 +65,10 @@ class StaticEval:
         #: ``evaluate(pos) -> centipawns`` for the side to move, at the node the
         #: search entered last.
         self.evaluate: Callable[[Position], int] = self.classical.evaluate
+        #: The classical and network terms (what :meth:`evaluate` adds the others to).
+        self._base: Callable[[Position], int] = self.classical.evaluate
+        if self.net is not None:
+            self._base = _network_score(self.net, config.eval.nn.weight, self.classical)
         self.use_trails(False)
 
     def use_trails(self, on: bool) -> None:
@@ -64,9 +76,14 @@ class StaticEval:
         switches it with the memory, per search."""
         self._trail_weight = self.config.pheromone.eval_weight if on else 0.0
         if self.spectral is None and not self._trail_weight:
-            self.evaluate = self.classical.evaluate
+            self.evaluate = self._base
         else:
             self.evaluate = self._composed
+
+    def position(self, board: chess.Board) -> Position:
+        """The search's :class:`Position` of *board*, with the network's accumulator
+        when the network is on."""
+        return Position(board, self.psq, self.net)
 
     # ----------------------------------------------------------------- the search
 
@@ -87,7 +104,7 @@ class StaticEval:
         self._spectral_here = by_ply[ply]
 
     def _composed(self, pos: Position) -> int:
-        score = self.classical.evaluate(pos)
+        score = self._base(pos)
         if self.spectral is not None:
             advantage = self._spectral_here
             score += advantage if pos.board.turn else -advantage
@@ -105,8 +122,21 @@ class StaticEval:
         and the final score the search uses (White's view, pawns)."""
         trace = self.classical.trace(board)
         lines = format_trace(trace)
-        lines.append(f"Classical evaluation {trace.score / 100:+.2f} (white side)")
-        final = trace.score
+        net = self.net
+        replaced = net is not None and not net.residual
+        state = "replaced by the network: not in the score" if replaced else "in the score"
+        lines.append(f"Classical evaluation {trace.score / 100:+.2f} (white side, {state})")
+        final = 0 if replaced else trace.score
+        lines.append("")
+        if net is None:
+            lines.append(f"Network: switched off{f' ({self.network_message})' if self.network_message else ''}")
+        else:
+            weight = self.config.eval.nn.weight
+            value = int(weight * net.evaluate_board(board))
+            value = value if board.turn else -value
+            lines.append(f"Network: {net.describe()}")
+            lines.append(f"Network score {value / 100:+.2f} (white side, weight {weight:g}, in the score)")
+            final += value
         lines.append("")
         spectral_config = self.config.eval.spectral
         try:
@@ -140,6 +170,36 @@ class StaticEval:
         lines.append("")
         lines.append(f"Final evaluation {final / 100:+.2f} (white side)")
         return lines
+
+
+def _network(config: Config) -> tuple[Network | None, str | None]:
+    """The network when the configuration switches it on, with a message saying
+    which one was loaded or why none could be."""
+    settings = config.eval.nn
+    if not settings.enabled:
+        return None, None
+    path = settings.file or bundled_file("nn.bin")
+    if path is None:
+        return None, "network switched off: no network file is installed (assets/nn.bin)"
+    try:
+        net = load_network(path)
+    except NetworkError as err:
+        return None, f"network switched off: {err}"
+    return net, f"using {net.describe()}"
+
+
+def _network_score(net: Network, weight: float, classical: Evaluator) -> Callable[[Position], int]:
+    """The classical score plus the network's (a residual net) or the network's
+    alone, scaled by *weight*: one small function for the search to call."""
+    evaluate_net = net.evaluate
+    if net.residual:
+        evaluate_classical = classical.evaluate
+        if weight == 1.0:
+            return lambda pos: evaluate_classical(pos) + evaluate_net(pos.acc, pos.board.turn)
+        return lambda pos: evaluate_classical(pos) + int(weight * evaluate_net(pos.acc, pos.board.turn))
+    if weight == 1.0:
+        return lambda pos: evaluate_net(pos.acc, pos.board.turn)
+    return lambda pos: int(weight * evaluate_net(pos.acc, pos.board.turn))
 
 
 def _spectral_term(config: Config) -> tuple[SpectralTerm | None, str | None]:

@@ -400,7 +400,7 @@ class UciProtocol:
         for option in self.options.values():
             self.send(option.declaration())
         self.send("uciok")
-        for message in (self.engine.pheromone_message, self.engine.spectral_message):
+        for message in (self.engine.pheromone_message, self.engine.spectral_message, self.engine.network_message):
             if message:
                 self.send(f"info string {message}")
 

@@ -31,7 +31,7 @@ import chess
 from blitzaco.config import Config
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import Trails
-from blitzaco.position import Position, compute_key
+from blitzaco.position import compute_key
 from blitzaco.search import MATE_BOUND, Search
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl
@@ -60,7 +60,7 @@ def _scored_moves(board: chess.Board, static: StaticEval, tt: TranspositionTable
     """Every legal move with its score (centipawns, the mover's view) from a search
     of *depth* plies."""
     limits = Limits(depth=depth)
-    search = Search(Position(board, static.psq), static, tt, config.search, SearchControl(limits, None),
+    search = Search(static.position(board), static, tt, config.search, SearchControl(limits, None),
                     list(board.legal_moves))
     return search.score_root_moves(depth)
 
@@ -151,7 +151,7 @@ def _result_by_search(board: chess.Board, static: StaticEval, tt: TranspositionT
     depth = config.pheromone.colony.result_depth
     limits = Limits(depth=depth)
     legal = list(board.legal_moves)
-    search = Search(Position(board, static.psq), static, tt, config.search, SearchControl(limits, None), legal)
+    search = Search(static.position(board), static, tt, config.search, SearchControl(limits, None), legal)
     score = 0
     for iteration in search.iterate(depth):
         score = iteration.lines[0].score

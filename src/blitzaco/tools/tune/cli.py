@@ -3,6 +3,7 @@
     tune.py selfplay --games 1000 --nodes 1000 --concurrency 2 --out runs/tune/selfplay.pgn
     tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
     tune.py label --positions 2000000 --nodes 5000 --workers 2 --out runs/data/labels.bin
+    tune.py train-net --data runs/data/labels.bin --hidden 32 --epochs 20 --out runs/nn/nn.bin
     tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
     tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
     tune.py ga --fitness games --out runs/tune/ga-games [--ray HOST:PORT]
@@ -46,6 +47,19 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--seed", type=int, default=1)
     label.add_argument("--stockfish", help="the Stockfish binary (default: found on PATH or in /usr/games)")
     label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
+
+    net = commands.add_parser("train-net", help="train the network term on a label file (torch) and write it")
+    net.add_argument("--data", required=True, help="label file (tune.py label)")
+    net.add_argument("--limit", type=int, help="use only the first N records")
+    net.add_argument("--hidden", type=int, default=32, help="neurons per perspective")
+    net.add_argument("--epochs", type=int, default=20)
+    net.add_argument("--batch", type=int, default=16384)
+    net.add_argument("--lr", type=float, default=2e-3, help="Adam's learning rate (cosine-annealed to 1/20)")
+    net.add_argument("--lam", type=float, default=0.75, help="weight of Stockfish's score against the result")
+    net.add_argument("--scale", type=float, default=361.0, help="centipawns per unit of the sigmoid")
+    net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
+    net.add_argument("--seed", type=int, default=1)
+    net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
 
     positions = commands.add_parser("positions", help="the labelled quiet positions of PGN games, traced")
     positions.add_argument("pgn", nargs="+")
@@ -99,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
         return 0
 
+    if args.command == "train-net":
+        return _train_net(args)
     if args.command == "positions":
         from blitzaco.tools.tune.positions import extract
 
@@ -178,6 +194,32 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
         print(f"{fitness.games} games ({60 * fitness.games / result.seconds:.1f} per minute) "
               f"played by {len(fitness.workers)} worker processes")
     print(f"written: {out / 'tuned.toml'}, {out / 'log.csv'}, {out / 'fitness.png'}, {out / 'summary.json'}")
+    return 0
+
+
+def _train_net(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+
+    from blitzaco.nnue import decode_network
+    from blitzaco.tools.tune.nn import TrainSettings, classical_scores, load_arrays, quantise, train
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    data = load_arrays(args.data, args.limit)
+    base = classical_scores(args.data, args.limit) if args.residual else None
+    settings = TrainSettings(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr, lam=args.lam,
+                             scale=args.scale, seed=args.seed, residual=args.residual)
+    model, summary = train(data, settings, base=base, log=lambda line: print(line, file=sys.stderr, flush=True))
+    summary["data"] = str(args.data)
+    blob = quantise(model, residual=args.residual, meta={k: v for k, v in summary.items() if k != "history"})
+    decode_network(blob)  # the engine must be able to read what was written
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(blob)
+    out.with_suffix(".json").write_text(json.dumps(summary, indent=2))
+    print(f"held-out loss {summary['held_out_loss']:.6f} (epoch {summary['best_epoch']}); "
+          f"{len(blob):,} bytes written to {out}, the training summary to {out.with_suffix('.json')}")
     return 0
 
 

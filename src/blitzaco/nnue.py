@@ -1,0 +1,270 @@
+"""The network term: a small efficiently updatable network over piece-square inputs,
+run in pure Python (no torch, no numpy).
+
+The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
+
+* 768 inputs per perspective: one per (own or enemy piece, piece type, square), the
+  square seen from that side (Black's squares mirrored vertically), see
+  :func:`feature`;
+* a first layer of ``hidden`` neurons shared by both perspectives (the
+  *accumulator*: bias plus the weight rows of the pieces on the board);
+* the side to move's accumulator then the other side's, each clipped to [0, 1]
+  (clipped ReLU), into one linear output: the score in pawns for the side to move.
+
+A position and its colour mirror therefore get exactly opposite scores (White's
+view), as the classical evaluation's do.
+
+**The accumulator is one Python integer.** Both perspectives' ``hidden`` values are
+16-bit lanes of a single integer (White's perspective in the low lanes, Black's in
+the high ones), each lane holding its quantised value plus :data:`LANE_OFFSET`, so
+that every lane is a number from 0 to 65535. Adding or removing a piece is one
+big-integer addition of that piece's packed row (which holds both perspectives), so
+:class:`~blitzaco.position.Position` keeps it up to date in ``push`` at the cost of
+about one addition per changed square, and ``pop`` restores it from its undo tuple.
+Lane arithmetic never carries between lanes because the training clips the weights
+so that no lane can leave its range (:data:`WEIGHT_LIMIT`). The output is computed
+only when the evaluation is asked for: ``to_bytes`` and ``struct`` unpack the lanes
+in C, a 65536-entry table applies the clipped ReLU, and ``sum(map(mul, ...))`` takes
+the dot product with the output weights (for the side to move's order of lanes).
+
+The file format (version 1), little-endian:
+
+* 8 bytes magic ``BACONNUE``;
+* header ``<HHHHHH``: version (1), inputs (768), hidden, QA, QB, flags (bit 0: the
+  net was trained as a residual over the classical evaluation);
+* first-layer weights: ``inputs * hidden`` int16, feature-major, scaled by QA;
+* first-layer biases: ``hidden`` int16, scaled by QA;
+* output weights: ``2 * hidden`` int32 (the side to move's neurons first), scaled by QB;
+* output bias: int32 scaled by QA * QB;
+* metadata: a uint32 length then that many bytes of UTF-8 JSON (how it was trained);
+* a uint32 CRC-32 of everything before it.
+
+The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass
+from operator import mul
+from pathlib import Path
+
+import chess
+
+__all__ = [
+    "MAGIC",
+    "VERSION",
+    "INPUTS",
+    "LANE_OFFSET",
+    "WEIGHT_LIMIT",
+    "BIAS_LIMIT",
+    "QA",
+    "QB",
+    "NetworkError",
+    "Network",
+    "feature",
+    "load_network",
+    "encode_network",
+]
+
+MAGIC = b"BACONNUE"
+VERSION = 1
+INPUTS = 768
+#: Activations are clipped to [0, 1]; 1.0 is QA in the integer lanes.
+QA = 255
+#: Output weights' scale.
+QB = 1024
+#: Each lane holds its value plus this, so that it reads as an unsigned 16-bit number.
+LANE_OFFSET = 32768
+#: The trainer keeps every first-layer weight within +-WEIGHT_LIMIT and every bias
+#: within +-BIAS_LIMIT (floats), so that 32 pieces and the bias stay inside a lane:
+#: 32 * 3.5 * 255 + 4 * 255 = 29,580 < 32,767.
+WEIGHT_LIMIT = 3.5
+BIAS_LIMIT = 4.0
+#: Largest hidden layer accepted from a file (lanes are unpacked per evaluation).
+MAX_HIDDEN = 512
+#: Largest network file read (bytes).
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Residual flag in the header: trained to be added to the classical evaluation.
+FLAG_RESIDUAL = 1
+_HEADER = struct.Struct("<HHHHHH")
+
+
+class NetworkError(ValueError):
+    """A network file that cannot be used (missing, truncated, corrupt, wrong version)."""
+
+
+def feature(perspective: chess.Color, color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
+    """The input index of a *color* *piece_type* on *square* seen from *perspective*:
+    own pieces 0-383, enemy pieces 384-767, by type (pawn first) then square, with
+    Black's view mirrored vertically (a8 is Black's a1)."""
+    if perspective == chess.BLACK:
+        square ^= 56
+    return (0 if color == perspective else 384) + (piece_type - 1) * 64 + square
+
+
+@dataclass(frozen=True)
+class _Weights:
+    hidden: int
+    qa: int
+    qb: int
+    flags: int
+    w1: tuple[int, ...]  # INPUTS * hidden
+    b1: tuple[int, ...]
+    w2: tuple[int, ...]  # 2 * hidden: side to move's first
+    b2: int
+    meta: dict[str, object]
+
+
+class Network:
+    """A loaded network: packed rows for :class:`~blitzaco.position.Position` and the
+    output for :meth:`evaluate`. Immutable; shared by every search."""
+
+    def __init__(self, weights: _Weights, name: str = "") -> None:
+        hidden = weights.hidden
+        self.name = name
+        self.hidden = hidden
+        self.meta = weights.meta
+        self.residual = bool(weights.flags & FLAG_RESIDUAL)
+        lanes = 2 * hidden
+        offset = LANE_OFFSET
+        pack_lanes = struct.Struct(f"<{lanes}H").pack
+        offsets = int.from_bytes(pack_lanes(*([offset] * lanes)), "little")
+
+        def packed(values: list[int]) -> int:
+            """Sum over lanes of value << 16 * lane, for signed values."""
+            return int.from_bytes(pack_lanes(*[v + offset for v in values]), "little") - offsets
+
+        w1 = weights.w1
+        #: ``rows[color][piece_type][square]``: the packed row of that piece (both
+        #: perspectives); index 0 of the piece types is unused.
+        self.rows: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(
+                tuple(
+                    packed(
+                        list(w1[feature(chess.WHITE, color, pt, sq) * hidden:][:hidden])
+                        + list(w1[feature(chess.BLACK, color, pt, sq) * hidden:][:hidden])
+                    )
+                    for sq in chess.SQUARES
+                )
+                if pt
+                else ()
+                for pt in range(7)
+            )
+            for color in (chess.BLACK, chess.WHITE)
+        )
+        #: The accumulator of an empty board: the biases, with the lane offsets.
+        self.bias = packed(list(weights.b1) * 2) + offsets
+        self._bytes = 2 * lanes
+        self._unpack = struct.Struct(f"<{lanes}H").unpack
+        qa = weights.qa
+        # Clipped ReLU of a lane's unsigned reading.
+        self._crelu = [min(max(v - offset, 0), qa) for v in range(1 << 16)]
+        stm, other = weights.w2[:hidden], weights.w2[hidden:]
+        #: Output weights in lane order (White's lanes first) for White, Black to move.
+        self._w2 = (other + stm, stm + other)
+        self._b2 = weights.b2
+        self._divisor = qa * weights.qb
+
+    def accumulate(self, board: chess.Board) -> int:
+        """The accumulator of *board* from scratch (the reference for the
+        incremental one)."""
+        acc = self.bias
+        rows = self.rows
+        for square, piece in board.piece_map().items():
+            acc += rows[piece.color][piece.piece_type][square]
+        return acc
+
+    def evaluate(self, acc: int, turn: chess.Color) -> int:
+        """The score in centipawns for the side to move *turn* from accumulator *acc*."""
+        lanes = self._unpack(acc.to_bytes(self._bytes, "little"))
+        total = sum(map(mul, self._w2[turn], map(self._crelu.__getitem__, lanes)))
+        return (total + self._b2) * 100 // self._divisor
+
+    def evaluate_board(self, board: chess.Board) -> int:
+        """:meth:`evaluate` from scratch, for *board*'s side to move."""
+        return self.evaluate(self.accumulate(board), board.turn)
+
+    def describe(self) -> str:
+        """One line for ``info string`` and ``eval``."""
+        kind = "residual over the classical evaluation" if self.residual else "a whole evaluation"
+        trained = self.meta.get("positions")
+        extra = f", trained on {trained:,} positions" if isinstance(trained, int) else ""
+        return f"network {self.name or '(unnamed)'}: 768x2->{self.hidden}x2->1, {kind}{extra}"
+
+
+def encode_network(
+    w1: list[int], b1: list[int], w2: list[int], b2: int, *, hidden: int, residual: bool = False,
+    meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB,
+) -> bytes:
+    """The bytes of a network file (see the module docstring) from quantised weights."""
+    if len(w1) != INPUTS * hidden or len(b1) != hidden or len(w2) != 2 * hidden:
+        raise ValueError("weights do not match the hidden size")
+    body = bytearray(MAGIC)
+    body += _HEADER.pack(VERSION, INPUTS, hidden, qa, qb, FLAG_RESIDUAL if residual else 0)
+    body += struct.pack(f"<{len(w1)}h", *w1)
+    body += struct.pack(f"<{hidden}h", *b1)
+    body += struct.pack(f"<{2 * hidden}i", *w2)
+    body += struct.pack("<i", b2)
+    text = json.dumps(meta or {}, sort_keys=True).encode()
+    body += struct.pack("<I", len(text)) + text
+    body += struct.pack("<I", zlib.crc32(body))
+    return bytes(body)
+
+
+def decode_network(data: bytes, name: str = "") -> Network:
+    """A :class:`Network` from a file's bytes. Raises :class:`NetworkError`."""
+    if len(data) < len(MAGIC) + _HEADER.size + 12 or data[: len(MAGIC)] != MAGIC:
+        raise NetworkError("not a BlitzACO network file")
+    (crc,) = struct.unpack_from("<I", data, len(data) - 4)
+    if zlib.crc32(data[:-4]) != crc:
+        raise NetworkError("checksum mismatch: the file is corrupt")
+    offset = len(MAGIC)
+    version, inputs, hidden, qa, qb, flags = _HEADER.unpack_from(data, offset)
+    offset += _HEADER.size
+    if version != VERSION:
+        raise NetworkError(f"format version {version}; this engine reads version {VERSION}")
+    if inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= qa < LANE_OFFSET or qb < 1:
+        raise NetworkError(f"unsupported shape: {inputs} inputs, {hidden} hidden, QA {qa}, QB {qb}")
+    sizes = INPUTS * hidden * 2 + hidden * 2 + hidden * 8 + 4
+    if len(data) < offset + sizes + 8:
+        raise NetworkError("the file is truncated")
+    w1 = struct.unpack_from(f"<{INPUTS * hidden}h", data, offset)
+    offset += INPUTS * hidden * 2
+    b1 = struct.unpack_from(f"<{hidden}h", data, offset)
+    offset += hidden * 2
+    w2 = struct.unpack_from(f"<{2 * hidden}i", data, offset)
+    offset += hidden * 8
+    (b2,) = struct.unpack_from("<i", data, offset)
+    offset += 4
+    (length,) = struct.unpack_from("<I", data, offset)
+    offset += 4
+    if offset + length != len(data) - 4:
+        raise NetworkError("the metadata length does not match the file")
+    try:
+        meta = json.loads(data[offset : offset + length].decode())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise NetworkError(f"unreadable metadata: {err}") from None
+    if not isinstance(meta, dict):
+        raise NetworkError("unreadable metadata: not an object")
+    # A lane holds at most 32 pieces' weights and the bias: refuse weights that could
+    # carry into the next lane rather than evaluate garbage.
+    limit = LANE_OFFSET - 1
+    if 32 * max(map(abs, w1), default=0) + max(map(abs, b1), default=0) > limit:
+        raise NetworkError("first-layer weights too large for 16-bit lanes")
+    weights = _Weights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), b2, meta)
+    return Network(weights, name)
+
+
+def load_network(path: str | Path) -> Network:
+    """Read the network file at *path*. Raises :class:`NetworkError` (a missing or
+    unreadable file included)."""
+    from blitzaco.bundled import read_user_file
+
+    try:
+        data = read_user_file(path, MAX_FILE_BYTES)
+    except OSError as err:
+        raise NetworkError(f"cannot read {path}: {err.strerror or err}") from None
+    return decode_network(data, Path(path).name)

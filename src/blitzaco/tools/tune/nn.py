@@ -1,0 +1,264 @@
+"""Training the network term with torch (``tune.py train-net``).
+
+The data is a label file of :mod:`blitzaco.tools.tune.labels` (quiet positions, each
+with Stockfish's score and the game's result). The network is the one
+:mod:`blitzaco.nnue` runs: 768 piece-square inputs per perspective into a shared
+first layer of ``hidden`` neurons, both perspectives clipped to [0, 1] (the side to
+move's first) into one linear output, the score in pawns for the side to move.
+
+The loss is Stockfish's own trainer's: the mean squared difference, in win
+probability, between ``sigmoid(100 * output / scale)`` and a blend of
+``sigmoid(stockfish_cp / scale)`` (weight ``lam``) and the game's result for the side
+to move. With ``residual`` the classical evaluation is added to the output before
+the sigmoid, so the network learns what the classical evaluation misses.
+
+The first layer's weights are kept within :data:`blitzaco.nnue.WEIGHT_LIMIT` after
+every step, so that the engine's 16-bit lanes cannot overflow; the last records of
+the file (whole games, the file is written game by game) are held out to choose the
+epoch. The quantised network is written in the format :mod:`blitzaco.nnue`
+documents. torch is imported here only, never by the engine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import chess
+import numpy as np
+
+from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, encode_network, feature
+from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score"]
+
+#: Index of the zero row that pads a position's feature list to 32 entries.
+PAD = INPUTS
+MAX_PIECES = 32
+_DTYPE = np.dtype([("squares", "u1", (32,)), ("flags", "u1"), ("ep", "u1"), ("score", "<i2"), ("result", "u1")])
+assert _DTYPE.itemsize == RECORD_BYTES
+
+
+@dataclass
+class LabelArrays:
+    """A label file as arrays: each position's features from both perspectives (the
+    side to move's first), Stockfish's score and the result, both for the side to move."""
+
+    stm: np.ndarray  # (n, 32) int64 feature indices, PAD-padded
+    other: np.ndarray
+    score: np.ndarray  # (n,) centipawns
+    result: np.ndarray  # (n,) 0, 0.5, 1
+    white: np.ndarray  # (n,) bool: White to move
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+def load_arrays(path: str | Path, limit: int | None = None) -> LabelArrays:
+    """The records of the label file at *path* (the first *limit*), as arrays."""
+    data = Path(path).read_bytes()
+    if data[: len(MAGIC)] != MAGIC:
+        raise ValueError(f"{path} is not a label file")
+    count = (len(data) - len(MAGIC)) // RECORD_BYTES
+    if limit is not None:
+        count = min(count, limit)
+    records = np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC))
+    packed = records["squares"]
+    codes = np.empty((count, 64), dtype=np.int64)
+    codes[:, 0::2] = packed & 15
+    codes[:, 1::2] = packed >> 4
+    piece_type = codes & 7
+    black = codes >> 3
+    square = np.arange(64, dtype=np.int64)
+    empty = piece_type == 0
+    base = (piece_type - 1) * 64
+    from_white = np.where(empty, PAD, black * 384 + base + square)
+    from_black = np.where(empty, PAD, (1 - black) * 384 + base + (square ^ 56))
+    # The occupied squares first (PAD is the largest index), then cut to 32.
+    from_white = np.sort(from_white, axis=1)[:, :MAX_PIECES]
+    from_black = np.sort(from_black, axis=1)[:, :MAX_PIECES]
+    white = (records["flags"] & 1).astype(bool)
+    result_white = records["result"].astype(np.float32) / 2
+    return LabelArrays(
+        stm=np.where(white[:, None], from_white, from_black),
+        other=np.where(white[:, None], from_black, from_white),
+        score=records["score"].astype(np.float32),
+        result=np.where(white, result_white, 1 - result_white).astype(np.float32),
+        white=white,
+    )
+
+
+def board_features(board: chess.Board) -> tuple[list[int], list[int]]:
+    """The feature indices of *board* from the side to move's and the other side's
+    perspectives, PAD-padded to 32 (the trainer's input for one position)."""
+    pieces = board.piece_map().items()
+    own = [feature(board.turn, p.color, p.piece_type, sq) for sq, p in pieces]
+    other = [feature(not board.turn, p.color, p.piece_type, sq) for sq, p in pieces]
+    pad = [PAD] * (MAX_PIECES - len(own))
+    return own + pad, other + pad
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    hidden: int = 32
+    epochs: int = 20
+    batch: int = 16384
+    lr: float = 2e-3
+    lam: float = 0.75  # weight of Stockfish's score against the result in the target
+    scale: float = 361.0  # centipawns per unit of the sigmoid's argument
+    held_out: float = 0.02
+    seed: int = 1
+    residual: bool = False
+
+
+def _model(hidden: int) -> Any:
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.ft = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
+            self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
+            self.out = nn.Linear(2 * hidden, 1)
+            with torch.no_grad():
+                self.ft.weight.normal_(0.0, 0.05)
+                self.ft.weight[PAD].zero_()
+                self.out.weight.normal_(0.0, 0.1)
+                self.out.bias.zero_()
+
+        def forward(self, stm: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+            a = self.ft(stm) + self.b1
+            b = self.ft(other) + self.b1
+            return self.out(torch.cat([a, b], dim=1).clamp(0.0, 1.0)).squeeze(1)
+
+        def clip(self) -> None:
+            with torch.no_grad():
+                self.ft.weight.clamp_(-WEIGHT_LIMIT, WEIGHT_LIMIT)
+                self.b1.clamp_(-BIAS_LIMIT, BIAS_LIMIT)
+
+    return Net()
+
+
+def classical_scores(path: str | Path, limit: int | None = None) -> np.ndarray:
+    """The classical evaluation (shipped weights, side to move's view, centipawns) of
+    every record of a label file, for residual training."""
+    from blitzaco.config import EvalConfig
+    from blitzaco.evaluate import Evaluator
+    from blitzaco.position import Position
+    from blitzaco.tools.tune.labels import read_labels
+
+    evaluator = Evaluator(EvalConfig())
+    scores = []
+    for index, record in enumerate(read_labels(path)):
+        if limit is not None and index >= limit:
+            break
+        scores.append(evaluator.evaluate(Position(record.board, evaluator.psq)))
+    return np.asarray(scores, dtype=np.float32)
+
+
+def train(
+    data: LabelArrays, settings: TrainSettings, *, base: np.ndarray | None = None,
+    log: Any = print,
+) -> tuple[Any, dict[str, Any]]:
+    """Train a network on *data*; *base* is the classical score (side to move,
+    centipawns) for residual training. Returns the model of the best held-out epoch
+    and a summary."""
+    import torch
+
+    torch.manual_seed(settings.seed)
+    n = len(data)
+    held = max(1, int(n * settings.held_out)) if n > 1 else 0
+    fit = n - held
+    stm = torch.from_numpy(data.stm)
+    other = torch.from_numpy(data.other)
+    target = settings.lam * torch.sigmoid(torch.from_numpy(data.score) / settings.scale) + (
+        1 - settings.lam
+    ) * torch.from_numpy(data.result)
+    offset = torch.from_numpy((base / 100.0).astype(np.float32)) if base is not None else torch.zeros(n)
+    model = _model(settings.hidden)
+    optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr)
+    steps = settings.epochs * math.ceil(fit / settings.batch)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps), eta_min=settings.lr / 20)
+    k = 100.0 / settings.scale
+
+    def loss_of(index: torch.Tensor) -> torch.Tensor:
+        output = model(stm[index], other[index]) + offset[index]
+        return ((torch.sigmoid(output * k) - target[index]) ** 2).mean()
+
+    def held_out_loss() -> float:
+        if not held:
+            return float("nan")
+        with torch.no_grad():
+            index = torch.arange(fit, n)
+            return float(sum(loss_of(chunk) * len(chunk) for chunk in index.split(65536)) / held)
+
+    best = (held_out_loss(), {key: value.clone() for key, value in model.state_dict().items()}, 0)
+    log(f"{fit} positions to fit, {held} held out; hidden {settings.hidden}; held-out loss {best[0]:.6f} at start")
+    started = time.perf_counter()
+    history = []
+    for epoch in range(1, settings.epochs + 1):
+        order = torch.randperm(fit)
+        total = 0.0
+        for index in order.split(settings.batch):
+            optimiser.zero_grad()
+            loss = loss_of(index)
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            model.clip()
+            total += loss.item() * len(index)
+        check = held_out_loss()
+        history.append((epoch, total / fit, check))
+        log(f"epoch {epoch}: train {total / fit:.6f}, held out {check:.6f} ({time.perf_counter() - started:.0f} s)")
+        if not check >= best[0]:
+            best = (check, {key: value.clone() for key, value in model.state_dict().items()}, epoch)
+    model.load_state_dict(best[1])
+    summary = {
+        "positions": fit,
+        "held_out": held,
+        "hidden": settings.hidden,
+        "epochs": settings.epochs,
+        "best_epoch": best[2],
+        "held_out_loss": best[0],
+        "lambda": settings.lam,
+        "scale": settings.scale,
+        "residual": settings.residual,
+        "seconds": round(time.perf_counter() - started, 1),
+        "history": history,
+    }
+    return model, summary
+
+
+def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | None = None) -> bytes:
+    """The network file of a trained *model* (see :mod:`blitzaco.nnue`)."""
+    w1 = model.ft.weight.detach()[:INPUTS].numpy()
+    b1 = model.b1.detach().numpy()
+    w2 = model.out.weight.detach().numpy()[0]
+    b2 = float(model.out.bias.detach()[0])
+    hidden = w1.shape[1]
+    return encode_network(
+        [int(v) for v in np.rint(w1 * QA).astype(np.int64).ravel()],
+        [int(v) for v in np.rint(b1 * QA).astype(np.int64)],
+        [int(v) for v in np.rint(w2 * QB).astype(np.int64)],
+        int(round(b2 * QA * QB)),
+        hidden=hidden,
+        residual=residual,
+        meta=meta,
+    )
+
+
+def float_score(model: Any, board: chess.Board) -> float:
+    """The trained model's output for *board* in centipawns, side to move (what the
+    quantised network approximates)."""
+    import torch
+
+    own, other = board_features(board)
+    with torch.no_grad():
+        return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]))[0])

@@ -1,0 +1,266 @@
+"""The network term: its file format, the incremental accumulator, symmetry, the one
+evaluation entry point, the engine's behaviour with a bad file, and (with torch) the
+trainer's float output against the engine's quantised one."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from blitzaco.config import Config, config_from_dict
+from blitzaco.nnue import (
+    INPUTS,
+    LANE_OFFSET,
+    QA,
+    WEIGHT_LIMIT,
+    Network,
+    NetworkError,
+    decode_network,
+    encode_network,
+    feature,
+    load_network,
+)
+from blitzaco.pheromone import Trails
+from blitzaco.static_eval import StaticEval
+
+from uci_driver import ENGINE_COMMAND
+
+DATA = Path(__file__).parent / "data"
+FENS = [
+    chess.STARTING_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",  # castling both ways
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",  # en passant
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",  # promotions
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",  # promotions with capture
+]
+CHESS960 = ["bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9"]
+
+
+def random_network(hidden: int = 8, seed: int = 1, residual: bool = False) -> bytes:
+    """A network file with random weights at the limits the trainer keeps."""
+    rng = random.Random(seed)
+    limit = int(WEIGHT_LIMIT * QA)
+    w1 = [rng.randint(-limit, limit) for _ in range(INPUTS * hidden)]
+    b1 = [rng.randint(-QA, 2 * QA) for _ in range(hidden)]
+    w2 = [rng.randint(-3000, 3000) for _ in range(2 * hidden)]
+    return encode_network(w1, b1, w2, rng.randint(-50000, 50000), hidden=hidden, residual=residual,
+                          meta={"positions": 123})
+
+
+@pytest.fixture(scope="module")
+def net() -> Network:
+    return decode_network(random_network(), "random.bin")
+
+
+def _random_games(board: chess.Board, rng: random.Random, plies: int):
+    """Yield (move, board after it) along a random game from *board*."""
+    board = board.copy()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            return
+        # Prefer the special moves, so that every path of push is crossed.
+        special = [m for m in moves if m.promotion or board.is_castling(m) or board.is_en_passant(m)]
+        move = rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves)
+        board.push(move)
+        yield move, board
+
+
+@pytest.mark.parametrize("fen", FENS + CHESS960)
+def test_the_incremental_accumulator_equals_the_one_from_scratch(net: Network, fen: str) -> None:
+    static = StaticEval(Config(), Trails(Config().pheromone))
+    static.net = net
+    rng = random.Random(fen)
+    start = chess.Board(fen, chess960=fen in CHESS960)
+    crossed = {"castling": 0, "en passant": 0, "promotion": 0}
+    for _ in range(6):
+        pos = static.position(start)
+        stack = [pos.acc]
+        before = start.copy()
+        for move, board in _random_games(start, rng, 60):
+            crossed["castling"] += before.is_castling(move)
+            crossed["en passant"] += before.is_en_passant(move)
+            crossed["promotion"] += bool(move.promotion)
+            before.push(move)
+            pos.push_move(move)
+            assert pos.acc == net.accumulate(board), f"{board.fen()} after {move}"
+            stack.append(pos.acc)
+            if rng.random() < 0.2:  # unmake restores the accumulator too
+                pos.push_null()
+                pos.pop()
+                assert pos.acc == stack[-1]
+        while len(stack) > 1:
+            pos.pop()
+            stack.pop()
+            assert pos.acc == stack[-1]
+    if fen != chess.STARTING_FEN and fen not in CHESS960:
+        assert any(crossed.values()), crossed
+
+
+def test_every_lane_stays_in_range(net: Network) -> None:
+    """The lanes of any reachable accumulator read back as the exact sums."""
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    acc = net.accumulate(board)
+    lanes = [(acc >> (16 * i)) & 0xFFFF for i in range(2 * net.hidden)]
+    assert all(0 < lane < 1 << 16 for lane in lanes)
+    assert acc.bit_length() <= 32 * net.hidden
+
+
+@pytest.mark.parametrize("fen", FENS + CHESS960)
+def test_a_position_and_its_colour_mirror_get_opposite_scores(net: Network, fen: str) -> None:
+    board = chess.Board(fen, chess960=fen in CHESS960)
+    mirror = board.mirror()
+    # Side to move's view: the same number; White's view: opposite.
+    assert net.evaluate_board(board) == net.evaluate_board(mirror)
+    # The mirror's White lanes are the position's Black lanes and the other way round.
+    bits = 16 * net.hidden
+    acc, acc_mirror = net.accumulate(board), net.accumulate(mirror)
+    low, high = acc & ((1 << bits) - 1), acc >> bits
+    assert (acc_mirror & ((1 << bits) - 1), acc_mirror >> bits) == (high, low)
+
+
+def test_features_mirror_between_perspectives() -> None:
+    assert feature(chess.WHITE, chess.WHITE, chess.PAWN, chess.E2) == feature(chess.BLACK, chess.BLACK, chess.PAWN, chess.E7)
+    assert feature(chess.WHITE, chess.BLACK, chess.KING, chess.E8) == 384 + 5 * 64 + chess.E8
+    assert sorted({feature(p, c, t, s) for p in chess.COLORS for c in chess.COLORS for t in chess.PIECE_TYPES
+                   for s in chess.SQUARES}) == list(range(INPUTS))
+
+
+def test_the_evaluation_is_the_dot_product_of_the_clipped_lanes() -> None:
+    """The packed arithmetic against a plain computation from the weights."""
+    hidden = 4
+    rng = random.Random(7)
+    w1 = [rng.randint(-800, 800) for _ in range(INPUTS * hidden)]
+    b1 = [rng.randint(-300, 600) for _ in range(hidden)]
+    w2 = [rng.randint(-2000, 2000) for _ in range(2 * hidden)]
+    net = decode_network(encode_network(w1, b1, w2, 12345, hidden=hidden))
+    for fen in FENS:
+        board = chess.Board(fen)
+        sums = {}
+        for perspective in chess.COLORS:
+            sums[perspective] = [
+                b1[j] + sum(w1[feature(perspective, p.color, p.piece_type, sq) * hidden + j]
+                            for sq, p in board.piece_map().items())
+                for j in range(hidden)
+            ]
+        active = [min(max(v, 0), QA) for v in sums[board.turn] + sums[not board.turn]]
+        expected = (sum(a * w for a, w in zip(active, w2)) + 12345) * 100 // (QA * 1024)
+        assert net.evaluate_board(board) == expected
+
+
+def test_the_file_format_round_trips_and_refuses_damage(tmp_path: Path) -> None:
+    blob = random_network(hidden=4)
+    net = decode_network(blob, "x")
+    assert net.hidden == 4 and net.meta == {"positions": 123} and not net.residual
+    assert decode_network(random_network(hidden=4, residual=True)).residual
+    damaged = bytearray(blob)
+    damaged[100] ^= 1
+    with pytest.raises(NetworkError, match="checksum"):
+        decode_network(bytes(damaged))
+    with pytest.raises(NetworkError):
+        decode_network(blob[:-40])
+    with pytest.raises(NetworkError, match="not a BlitzACO network"):
+        decode_network(b"PK\x03\x04" + blob[4:])
+    with pytest.raises(NetworkError, match="cannot read"):
+        load_network(tmp_path / "missing.bin")
+    with pytest.raises(NetworkError, match="cannot read"):
+        load_network(tmp_path)  # a directory
+    path = tmp_path / "ok.bin"
+    path.write_bytes(blob)
+    assert load_network(path).name == "ok.bin"
+
+
+def test_weights_that_could_carry_between_lanes_are_refused() -> None:
+    hidden = 2
+    w1 = [0] * (INPUTS * hidden)
+    w1[0] = LANE_OFFSET // 16  # 32 pieces of this would overflow a lane
+    with pytest.raises(NetworkError, match="too large"):
+        decode_network(encode_network(w1, [0, 0], [1, 1, 1, 1], 0, hidden=hidden))
+
+
+def _static(tmp_path: Path, blob: bytes, weight: float = 1.0) -> StaticEval:
+    path = tmp_path / "net.bin"
+    path.write_bytes(blob)
+    config = config_from_dict({"eval": {"nn": {"enabled": True, "file": str(path), "weight": weight}}})
+    return StaticEval(config, Trails(config.pheromone))
+
+
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("weight", [1.0, 0.5])
+def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: float) -> None:
+    static = _static(tmp_path, random_network(residual=residual), weight)
+    assert static.net is not None and static.network_message and "using network" in static.network_message
+    classical = StaticEval(Config(), Trails(Config().pheromone))
+    for fen in FENS + CHESS960:
+        board = chess.Board(fen, chess960=fen in CHESS960)
+        score = static.evaluate(static.position(board))
+        lines = static.explain(board)
+        final = float(lines[-1].split()[2])
+        assert round(score / 100 if board.turn else -score / 100, 2) == final
+        net_part = int(weight * static.net.evaluate_board(board))
+        base = classical.evaluate(classical.position(board)) if residual else 0
+        assert score == base + net_part
+        assert any(line.startswith("Network score") for line in lines)
+
+
+def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(random_network()[:-3] + b"xyz")
+    for file in (bad, tmp_path / "missing.bin"):
+        config_file = tmp_path / "nn.toml"
+        config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{file}"\n')
+        engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+        try:
+            engine.configure({"ConfigFile": str(config_file), "OwnBook": False})
+            result = engine.play(chess.Board(), chess.engine.Limit(depth=3), info=chess.engine.INFO_ALL)
+            assert result.move in chess.Board().legal_moves
+        finally:
+            engine.quit()
+    static = _static(tmp_path, random_network()[:-3] + b"xyz")
+    assert static.net is None and "network switched off: checksum" in (static.network_message or "")
+    assert any("Network: switched off (network switched off: checksum" in line for line in static.explain(chess.Board()))
+
+
+def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
+    path = tmp_path / "net.bin"
+    path.write_bytes(random_network())
+    config_file = tmp_path / "nn.toml"
+    config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{path}"\n')
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    try:
+        engine.configure({"ConfigFile": str(config_file), "OwnBook": False})
+        board = chess.Board(FENS[1])
+        first = engine.analyse(board, chess.engine.Limit(nodes=3000))
+        engine.protocol.send_line("ucinewgame")
+        second = engine.analyse(board, chess.engine.Limit(nodes=3000))
+        assert first["pv"][0] in board.legal_moves
+        assert first["score"] == second["score"] and first["pv"] == second["pv"]  # deterministic
+    finally:
+        engine.quit()
+
+
+def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import TrainSettings, float_score, load_arrays, quantise, train
+
+    sample = DATA / "labels_sample.bin"
+    data = load_arrays(sample)
+    boards = [record.board for record in read_labels(sample)]
+    assert len(data) == len(boards) == 600
+    # The arrays are the features of the decoded boards.
+    from blitzaco.tools.tune.nn import board_features
+
+    own, other = board_features(boards[5])
+    assert sorted(own) == sorted(data.stm[5].tolist()) and sorted(other) == sorted(data.other[5].tolist())
+    model, summary = train(data, TrainSettings(hidden=16, epochs=3, batch=64), log=lambda _: None)
+    assert summary["positions"] + summary["held_out"] == 600
+    net = decode_network(quantise(model, meta={"positions": summary["positions"]}))
+    errors = [abs(net.evaluate_board(board) - float_score(model, board)) for board in boards[:200]]
+    # Rounding the weights to 1/255 and 1/1024 and the integer division: stated tolerance 3 cp.
+    assert max(errors) <= 3.0, max(errors)
