@@ -20,7 +20,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from uci_driver import UciProcess
+from uci_driver import UciProcess, descendants, process_alive
 
 from blitzaco.engine import Engine
 from blitzaco.position import compute_key
@@ -231,47 +231,14 @@ def _wait_until_ready(uci: UciProcess) -> None:
     raise AssertionError("the helper never started up")
 
 
-def _state(pid: int) -> str | None:
-    """The process's state letter from /proc (None: gone)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text.rsplit(")", 1)[1].split()[0]
-
-
-def _alive(pid: int) -> bool:
-    state = _state(pid)
-    return state is not None and state not in ("Z", "X")  # a zombie has ended
-
-
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
 def _wait_gone(pids: set[int], timeout: float = 60.0) -> set[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        alive = {pid for pid in pids if _alive(pid)}
+        alive = {pid for pid in pids if process_alive(pid)}
         if not alive:
             return set()
         time.sleep(0.1)
-    return {pid for pid in pids if _alive(pid)}
+    return {pid for pid in pids if process_alive(pid)}
 
 
 @two_cores
@@ -280,14 +247,14 @@ def test_a_killed_helper_is_reported_and_replaced(uci: UciProcess) -> None:
     pid = _start_two_threads(uci)
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     uci.send("go depth 3")
     lines = uci.read_until("bestmove")
     report = [line for line in lines if line.startswith("info string error: helper 1")]
     assert report and f"pid {pid}" in report[0] and "exited" in report[0] and "restarted" in report[0], lines
     replacement = int(re.findall(r"pid (\d+)", report[0])[-1])
-    assert replacement != pid and _alive(replacement)
+    assert replacement != pid and process_alive(replacement)
     uci.send("go depth 3")
     assert uci.read_until("bestmove")[-1].startswith("bestmove ")
     uci.isready()
@@ -313,11 +280,11 @@ def test_a_hanging_helper_is_killed_and_replaced(uci: UciProcess, tmp_path: Path
         uci.send("go depth 2")
         lines = uci.read_until("bestmove")
     finally:
-        if _alive(pid):
+        if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
     report = [line for line in lines if line.startswith("info string error: helper 1")]
     assert report and "has not taken up a search" in report[0] and "restarted" in report[0], lines
-    assert not _alive(pid)
+    assert not process_alive(pid)
 
 
 def _engine_with_a_ready_helper() -> tuple[UciProcess, set[int]]:
@@ -325,7 +292,7 @@ def _engine_with_a_ready_helper() -> tuple[UciProcess, set[int]]:
     uci.handshake()
     helper = _start_two_threads(uci)
     _wait_until_ready(uci)
-    processes = _descendants(uci.proc.pid)
+    processes = descendants(uci.proc.pid)
     assert helper in processes
     return uci, processes
 
@@ -368,7 +335,7 @@ def test_no_helper_outlives_an_engine_killed_while_its_helper_starts() -> None:
     uci = UciProcess()
     uci.handshake()
     helper = _start_two_threads(uci)
-    processes = _descendants(uci.proc.pid) | {helper}
+    processes = descendants(uci.proc.pid) | {helper}
     uci.proc.kill()
     uci.proc.wait(timeout=60)
     assert _wait_gone(processes, timeout=STARTUP) == set()
