@@ -136,8 +136,12 @@ class SharedTranspositionTable:
         self._bytes = buf[: entries * SHARED_ENTRY_BYTES]
         self.words = self._bytes.cast("Q")
         self.mask = entries - 1
-        if self._owner and sys.platform == "win32":
-            self.clear()  # fresh POSIX blocks are zero-filled; be explicit elsewhere
+        # Whether a search may have written since the table was made or cleared. A
+        # new block reads as zeros (POSIX and Windows both hand out zeroed pages),
+        # and clearing it before anything was written (ucinewgame before the first
+        # game) would only make the system hand out every page of it: 160 ms for
+        # 64 MB on a busy machine. A table attached by name cannot know.
+        self._searched = not self._owner
 
     @property
     def name(self) -> str:
@@ -172,17 +176,23 @@ class SharedTranspositionTable:
         raise NotImplementedError("a shared table is resized by replacing it")
 
     def clear(self) -> None:
-        """Empty every entry (for every process: the memory is shared)."""
+        """Empty every entry (for every process: the memory is shared). Nothing to do
+        when no search has begun (:meth:`new_search`, which the engine calls before
+        every search, the helpers' included) since the table was made or cleared."""
+        self.generation = 0
+        if not self._searched:
+            return
+        self._searched = not self._owner
         view = self._bytes
         chunk = len(_ZERO_CHUNK)
         for start in range(0, len(view), chunk):
             end = min(start + chunk, len(view))
             view[start:end] = _ZERO_CHUNK[: end - start]
-        self.generation = 0
 
     def new_search(self) -> None:
         """Age the entries: those of earlier searches become the first to replace."""
         self.generation += 1
+        self._searched = True
 
     def probe(self, key: int) -> Entry | None:
         index = (key & self.mask) << 1

@@ -255,8 +255,8 @@ class HelperPool:
     ) -> list[str]:
         """Send every helper the search; returns the messages of the health check
         made first (helpers restarted or dropped)."""
-        messages = self.check()
         self.settings = settings
+        messages = self.check()
         self._token += 1
         token = self._token
         self._words[_TOKEN] = token
