@@ -50,6 +50,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -563,6 +564,9 @@ def helper_main(
     of the pipe."""
     _quiet_stdio()
     _watch_parent()
+    # Ctrl-C in a terminal reaches the whole process group: the engine handles it,
+    # and its end ends the helpers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         block = attach_block(block_name)
     except FileNotFoundError:
