@@ -243,6 +243,21 @@ def _wait_gone(pids: set[int], timeout: float = 60.0) -> set[int]:
 
 @two_cores
 @has_proc
+def test_helpers_are_kept_across_moves_and_games(uci: UciProcess) -> None:
+    pid = _start_two_threads(uci)
+    for moves in ("", "e2e4", "e2e4 e7e5"):
+        uci.send(f"position startpos moves {moves}".strip())
+        uci.send("go depth 3")
+        uci.read_until("bestmove")
+        uci.send("ucinewgame")
+    uci.send("setoption name Threads value 2")  # the same value: the same helper
+    assert _helper_pid(uci.read_until(lambda line: "helper process" in line)) == pid
+    assert process_alive(pid)
+    assert not [line for line in uci.seen if line.startswith("info string error")]
+
+
+@two_cores
+@has_proc
 def test_a_killed_helper_is_reported_and_replaced(uci: UciProcess) -> None:
     pid = _start_two_threads(uci)
     os.kill(pid, signal.SIGKILL)
