@@ -290,10 +290,10 @@ def test_a_hanging_helper_is_killed_and_replaced(uci: UciProcess, tmp_path: Path
     os.kill(pid, signal.SIGSTOP)  # now it hangs
     try:
         uci.send("go depth 1")  # sent to the helper, which does not take it up
-        uci.read_until("bestmove")
-        time.sleep(0.5)
-        uci.send("go depth 2")
         lines = uci.read_until("bestmove")
+        time.sleep(0.5)
+        uci.send("go depth 2")  # found hanging by now (before this search, or after the last)
+        lines += uci.read_until("bestmove")
     finally:
         if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
