@@ -206,7 +206,8 @@ class Engine:
                     self.pool.resize(value)
                     self.tt = self.pool.table
                 else:
-                    self.tt.resize(value)  # type: ignore[attr-defined]
+                    assert isinstance(self.tt, TranspositionTable)
+                    self.tt.resize(value)
             except (MemoryError, SharedMemoryError) as err:
                 raise OptionError(f"not enough memory for Hash {value}: {err}") from None
         elif name == "threads":
