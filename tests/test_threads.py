@@ -199,6 +199,24 @@ def test_hash_resizes_the_shared_table_and_threads_1_ends_the_helpers() -> None:
         engine.close()
 
 
+def _shm_free_mb() -> int | None:
+    if not Path("/dev/shm").is_dir() or not hasattr(os, "statvfs"):
+        return None
+    stat = os.statvfs("/dev/shm")
+    return stat.f_bavail * stat.f_frsize >> 20
+
+
+@two_cores
+@pytest.mark.skipif((_shm_free_mb() or 1 << 30) >= 32768, reason="needs /dev/shm smaller than the largest Hash")
+def test_a_hash_larger_than_the_shared_memory_left_is_refused(uci: UciProcess) -> None:
+    _start_two_threads(uci)
+    uci.send("setoption name Hash value 32768")
+    uci.isready()
+    assert any(line.startswith("info string error: not enough memory for Hash 32768") for line in uci.seen)
+    uci.send("go depth 3")  # the old table is still there
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+
+
 # ------------------------------------------------------------- robustness
 
 
