@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from blitzaco.smp import max_threads
+from blitzaco.engine import MAX_THREADS
 from blitzaco.tools.smpbench import main, table_costs, time_to_depth
 
 
@@ -15,7 +15,7 @@ def test_table_costs_are_reported_for_both_tables() -> None:
     assert all(cost.probe_hit_us >= 0 and cost.probe_miss_us >= 0 and cost.store_us >= 0 for cost in costs)
 
 
-@pytest.mark.skipif(max_threads() < 2, reason="Threads 2 needs two cores")
+@pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
 def test_time_to_depth_with_one_and_two_threads() -> None:
     lines: list[str] = []
     assert main(["--depth", "2", "--positions", "2", "--hash", "1", "--operations", "500"], out=lines.append) == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,14 +23,14 @@ import chess.engine
 import pytest
 from uci_driver import UciProcess, descendants, process_alive
 
-from blitzaco.engine import Engine
+from blitzaco.engine import MAX_THREADS, Engine
 from blitzaco.position import compute_key
 from blitzaco.sharedtt import SharedTranspositionTable
-from blitzaco.smp import max_threads
+from blitzaco.smp import MAX_HELPERS
 from blitzaco.timeman import Limits
 from blitzaco.tt import TranspositionTable
 
-two_cores = pytest.mark.skipif(max_threads() < 2, reason="Threads 2 needs two cores")
+two_cores = pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
 has_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
 posix = pytest.mark.skipif(sys.platform == "win32", reason="stops a process with SIGSTOP")
 
@@ -43,8 +44,8 @@ STARTUP = 120.0
 
 def test_threads_is_declared_from_one_to_the_number_of_cores(uci: UciProcess) -> None:
     declaration = next(line for line in uci.seen if line.startswith("option name Threads "))
-    assert declaration == f"option name Threads type spin default 1 min 1 max {max_threads()}"
-    for value in ("0", str(max_threads() + 1), "-3", "two"):
+    assert declaration == f"option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+    for value in ("0", str(MAX_THREADS + 1), "-3", "two"):
         uci.send(f"setoption name Threads value {value}")
     uci.isready()
     errors = [line for line in uci.seen if line.startswith("info string error") and "Threads" in line]
@@ -54,6 +55,16 @@ def test_threads_is_declared_from_one_to_the_number_of_cores(uci: UciProcess) ->
     uci.send("position startpos")
     uci.send("go depth 2")
     assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+
+
+def test_threads_1_loads_nothing_for_helpers() -> None:
+    """Start-up pays nothing for Threads: the helpers' modules (and multiprocessing)
+    are loaded when Threads > 1 is first set."""
+    code = "import sys, blitzaco.uci\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'multiprocessing'" \
+        " or m in ('blitzaco.smp', 'blitzaco.sharedtt')))\n"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+    assert MAX_THREADS == max(1, min(os.cpu_count() or 1, MAX_HELPERS + 1))
 
 
 # ------------------------------------------------- searching with two threads

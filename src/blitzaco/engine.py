@@ -14,6 +14,7 @@ lines.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import threading
@@ -21,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 
@@ -31,11 +32,13 @@ from blitzaco.pheromone import Trails, bundled_memory
 from blitzaco.position import Position, compute_key
 from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
-from blitzaco.smp import HelperPool, HelperSettings, SharedMemoryError, max_threads
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import IterationReport, Limits, Poll, SearchControl, Stability, time_budget
 from blitzaco.tt import MOVE, Table, TranspositionTable
 from blitzaco.wdl import material, wdl
+
+if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up stays light)
+    from blitzaco.smp import HelperPool, HelperSettings
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
@@ -43,6 +46,9 @@ __all__ = [
 ]
 
 DEFAULT_HASH_MB = 64
+#: The largest Threads value: the number of cores, at most 1 + smp.MAX_HELPERS (a test
+#: checks that they agree).
+MAX_THREADS = max(1, min(os.cpu_count() or 1, 256))
 #: The root move being searched is reported only once the search is this old (ms).
 CURRMOVE_AFTER_MS = 1000.0
 
@@ -118,7 +124,7 @@ class Options:
     field here and one use in the engine."""
 
     hash_mb: int = _option(DEFAULT_HASH_MB, "Hash", "spin", 1, 32768)
-    threads: int = _option(1, "Threads", "spin", 1, max_threads())
+    threads: int = _option(1, "Threads", "spin", 1, MAX_THREADS)
     multipv: int = _option(1, "MultiPV", "spin", 1, 256)
     move_overhead: int = _option(30, "Move Overhead", "spin", 0, 5000)
     own_book: bool = _option(True, "OwnBook", "check")
@@ -208,7 +214,7 @@ class Engine:
                 else:
                     assert isinstance(self.tt, TranspositionTable)
                     self.tt.resize(value)
-            except (MemoryError, SharedMemoryError) as err:
+            except (MemoryError, OSError) as err:  # OSError: blitzaco.sharedtt.SharedMemoryError
                 raise OptionError(f"not enough memory for Hash {value}: {err}") from None
         elif name == "threads":
             return self._set_threads(value)
@@ -275,6 +281,8 @@ class Engine:
         self.close()  # back to a list table
         if threads == 1:
             return "Threads 1: one search process"
+        from blitzaco.smp import HelperPool
+
         try:
             pool = HelperPool(threads - 1, self.options.hash_mb, self._helper_settings())
         except (OSError, MemoryError) as err:
@@ -286,6 +294,8 @@ class Engine:
         return f"Threads {threads}: {pool.describe()}"
 
     def _helper_settings(self) -> HelperSettings:
+        from blitzaco.smp import HelperSettings
+
         options = self.options
         return HelperSettings(self.config, options.syzygy_path, options.syzygy_probe_limit)
 

@@ -66,7 +66,7 @@ from blitzaco.config import Config, ThreadsConfig
 from blitzaco.sharedtt import SharedMemoryError, SharedTranspositionTable, attach_block
 from blitzaco.timeman import Poll
 
-__all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "max_threads", "SharedMemoryError"]
+__all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "SharedMemoryError"]
 
 #: Most helper processes (the control block's slots).
 MAX_HELPERS = 255
@@ -77,12 +77,6 @@ _NODES, _TAKEN, _BUSY, _READY = range(_SLOT_WORDS)
 _CONTROL_WORDS = _FIRST_SLOT + _SLOT_WORDS * MAX_HELPERS
 _NODE_MASK = (1 << 48) - 1
 _TAG_MASK = 0xFFFF
-
-
-def max_threads() -> int:
-    """The largest ``Threads`` value: the number of cores (at most
-    :data:`MAX_HELPERS` + 1)."""
-    return max(1, min(os.cpu_count() or 1, MAX_HELPERS + 1))
 
 
 def _slot(index: int) -> int:
