@@ -18,9 +18,10 @@ entry of key *k* at ``k & (entries - 1)``. An entry is two words::
 Writers take no lock. Two processes storing the same slot at once can leave word 0
 of one entry beside word 1 of the other (a torn entry), and a word read while it is
 written may mix both; the key is only recovered as ``word 0 ^ word 1``, so such an
-entry does not give back the key probed and reads as a miss (Hyatt's lockless
-hashing, as in Crafty and Stockfish): a torn entry is indistinguishable from a
-foreign one, whose chance to pass is that of a 64-bit key collision. Each word is
+entry does not give back the key probed and reads as a miss (the lockless hashing
+of Hyatt and Mann, 2002, as in Crafty): a torn entry is indistinguishable from a
+foreign one, whose chance to pass is that of a 64-bit key collision. (When both
+halves carry the same data the entry is whole anyway.) Each word is
 written with one aligned 8-byte store (``memoryview`` of format ``Q``).
 
 The memory is named and sized once; every process maps it, so ``Hash`` counts once
