@@ -5,11 +5,11 @@ It owns the long-lived state: the options (one frozen :class:`Options` value), t
 clock (the time budget from the ``go`` limits, ``Move Overhead`` and ``[time]``), the
 configuration, the static evaluation, the transposition table (in shared memory when
 ``Threads`` > 1), the helper processes (:class:`blitzaco.smp.HelperPool`), the
-pheromone memory, the book and tablebase handles. Before searching it asks the probe layer (a book
-move, the tablebase-optimal root moves); then it runs the iterative deepening,
-decides when to stop between iterations, and reports what it found through
-callbacks. It never prints; :mod:`blitzaco.uci` turns the reports into protocol
-lines.
+pheromone memory, the book and tablebase handles. Before searching it asks the probe
+layer (a book move, the tablebase-optimal root moves); then it runs the iterative
+deepening (with the helpers searching beside it, if any), decides when to stop
+between iterations, and reports what it found through callbacks. It never prints;
+:mod:`blitzaco.uci` turns the reports into protocol lines.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up 
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
-    "DEFAULT_HASH_MB", "Bound", "mate_in",
+    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in",
 ]
 
 DEFAULT_HASH_MB = 64
