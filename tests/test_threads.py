@@ -309,24 +309,27 @@ def test_a_killed_helper_is_reported_and_replaced(uci: UciProcess) -> None:
 @posix
 def test_a_hanging_helper_is_killed_and_replaced(uci: UciProcess, tmp_path: Path) -> None:
     config = tmp_path / "threads.toml"
-    config.write_text("[threads]\nhang_timeout = 100\n")
+    config.write_text("[threads]\nhang_timeout = 1000\n")
     uci.send(f"setoption name ConfigFile value {config}")
-    pid = _start_two_threads(uci)
+    _start_two_threads(uci)
     _wait_until_ready(uci)
     uci.send("go depth 1")  # taken up at once by the ready helper
     uci.read_until("bestmove")
     time.sleep(0.5)
+    # The helper now running: the last one named (a busy machine may have made an
+    # earlier one miss the timeout and be replaced already).
+    pid = int(re.findall(r"pid (\d+)", " ".join(line for line in uci.seen if "pid " in line))[-1])
     os.kill(pid, signal.SIGSTOP)  # now it hangs
     try:
         uci.send("go depth 1")  # sent to the helper, which does not take it up
         lines = uci.read_until("bestmove")
-        time.sleep(0.5)
+        time.sleep(1.5)
         uci.send("go depth 2")  # found hanging by now (before this search, or after the last)
         lines += uci.read_until("bestmove")
     finally:
         if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
-    report = [line for line in lines if line.startswith("info string error: helper 1")]
+    report = [line for line in lines if line.startswith(f"info string error: helper 1 (pid {pid})")]
     assert report and "has not taken up a search" in report[0] and "restarted" in report[0], lines
     assert not process_alive(pid)
 
