@@ -17,7 +17,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from uci_driver import DATA
+from uci_driver import DATA, UciProcess, descendants, process_alive
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,6 +93,34 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     assert any("spectral term switched off" in line and "numpy" in line for line in answer)
     assert any(line.startswith("Spectral terms: not available") for line in answer)
     assert any(line.startswith("Final evaluation") for line in answer)
+
+    # Threads 2: the helper is the binary started again by multiprocessing (spawn),
+    # which freeze_support turns into a helper. It starts up (debug mode says so),
+    # nothing goes wrong, and no process is left after quit.
+    with UciProcess([str(binary)], cwd=workdir) as uci:
+        uci.handshake()
+        uci.send("setoption name OwnBook value false")
+        uci.send("setoption name Threads value 2")
+        uci.send("debug on")
+        uci.send("position startpos")
+        ready = False
+        deadline = time.monotonic() + 120
+        while not ready and time.monotonic() < deadline:
+            uci.send("go depth 3")
+            ready = any("helpers: 1 of 1 ready" in line for line in uci.read_until("bestmove", timeout=120))
+        assert ready, uci.seen[-10:]
+        uci.send("go nodes 3000")
+        last = [line for line in uci.read_until("bestmove") if " nodes " in line][-1]
+        assert int(last.split(" nodes ")[1].split()[0]) >= 3000
+        processes = descendants(uci.proc.pid) if Path("/proc/self/stat").exists() else set()
+        uci.send("quit")
+        assert uci.proc.wait(timeout=30) == 0
+        assert not any("error" in line for line in uci.seen), [line for line in uci.seen if "error" in line]
+        assert b"Traceback" not in b"".join(uci.stderr)
+    deadline = time.monotonic() + 30
+    while any(process_alive(pid) for pid in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(process_alive(pid) for pid in processes)
 
     # quit ends the process at once, also mid-search.
     process = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

@@ -98,7 +98,7 @@ def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
         elif kind < 0.9:
             line = rng.choice([
                 "setoption", "setoption name", "setoption name Hash value -4", "setoption name Hash value 999999",
-                "setoption name Hash value abc", "setoption name MultiPV value 0", "setoption name Threads value 8",
+                "setoption name Hash value abc", "setoption name MultiPV value 0", "setoption name Threads value 0",
                 "setoption name Nonexistent value 3", "setoption name Ponder value maybe", "setoption name Hash",
                 "setoption name ConfigFile value /nonexistent/config.toml",
                 "setoption name BookFile value /nonexistent.bin",

@@ -8,6 +8,7 @@ no test asserts how fast something happened.
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -117,3 +118,38 @@ class UciProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter from /proc (None: gone)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()[0]
+
+
+def process_alive(pid: int) -> bool:
+    """Whether *pid* runs (Linux, through /proc; a zombie has ended)."""
+    state = _state(pid)
+    return state is not None and state not in ("Z", "X")
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes *pid* started, and theirs (Linux, through /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found

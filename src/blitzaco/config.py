@@ -39,6 +39,7 @@ __all__ = [
     "SearchConfig",
     "SpectralConfig",
     "TimeConfig",
+    "ThreadsConfig",
     "WdlConfig",
     "LevelsConfig",
     "dump_toml",
@@ -367,6 +368,46 @@ class TimeConfig:
         "ponder move.",
         lo=1,
         hi=64,
+    )
+
+
+# -------------------------------------------------------------------------- threads
+
+
+@dataclass(frozen=True)
+@_defaults("threads")
+class ThreadsConfig:
+    """Parallel search with the Threads option (see blitzaco/smp.py): Threads - 1 helper
+    processes search the same root as the main search, sharing its transposition table.
+    Helper i (1, 2, ...) skips the depths d where (d + skip_phase[j]) // skip_size[j] is
+    odd, j = (i - 1) mod 20, so that the helpers spread over the depths (the tables of
+    Stockfish's Lazy SMP before version 10)."""
+
+    skip_size: tuple[int, ...] = _ints("Period of the skipped depths of helper j (plies).", 20)
+    skip_phase: tuple[int, ...] = _ints("Phase of the skipped depths of helper j (plies).", 20)
+    hang_timeout: int = _param(
+        "A helper that has not taken up a search sent to it this long ago is taken to hang: it is killed and "
+        "restarted (milliseconds).",
+        lo=100,
+        hi=600000,
+    )
+    start_timeout: int = _param(
+        "A helper that has not become ready (imported the engine, mapped the table) this long after it was "
+        "started is taken to hang (milliseconds).",
+        lo=1000,
+        hi=600000,
+    )
+    max_restarts: int = _param(
+        "A helper found dead or hanging is restarted at most this many times after Threads is set; after that "
+        "it is dropped (restarts).",
+        lo=0,
+        hi=1000,
+    )
+    stop_wait: int = _param(
+        "ucinewgame, Clear Hash and Hash wait at most this long for the helpers to leave their search before "
+        "clearing or replacing the shared table (milliseconds).",
+        lo=0,
+        hi=10000,
     )
 
 
@@ -754,6 +795,7 @@ class Config:
 
     search: SearchConfig = _section(SearchConfig)
     time: TimeConfig = _section(TimeConfig)
+    threads: ThreadsConfig = _section(ThreadsConfig)
     book: BookConfig = _section(BookConfig)
     analyse: AnalyseConfig = _section(AnalyseConfig)
     eval: EvalConfig = _section(EvalConfig)

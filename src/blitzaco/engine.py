@@ -3,16 +3,18 @@ same in the engine's own search thread), with ``stop()`` and ``ponderhit()``.
 
 It owns the long-lived state: the options (one frozen :class:`Options` value), the
 clock (the time budget from the ``go`` limits, ``Move Overhead`` and ``[time]``), the
-configuration, the static evaluation, the transposition table, the pheromone memory,
-the book and tablebase handles. Before searching it asks the probe layer (a book
-move, the tablebase-optimal root moves); then it runs the iterative deepening,
-decides when to stop between iterations, and reports what it found through
-callbacks. It never prints; :mod:`blitzaco.uci` turns the reports into protocol
-lines.
+configuration, the static evaluation, the transposition table (in shared memory when
+``Threads`` > 1), the helper processes (:class:`blitzaco.smp.HelperPool`), the
+pheromone memory, the book and tablebase handles. Before searching it asks the probe
+layer (a book move, the tablebase-optimal root moves); then it runs the iterative
+deepening (with the helpers searching beside it, if any), decides when to stop
+between iterations, and reports what it found through callbacks. It never prints;
+:mod:`blitzaco.uci` turns the reports into protocol lines.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import threading
@@ -20,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 
@@ -31,16 +33,22 @@ from blitzaco.position import compute_key
 from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
 from blitzaco.static_eval import StaticEval
-from blitzaco.timeman import IterationReport, Limits, SearchControl, Stability, time_budget
-from blitzaco.tt import MOVE, TranspositionTable
+from blitzaco.timeman import IterationReport, Limits, Poll, SearchControl, Stability, time_budget
+from blitzaco.tt import MOVE, Table, TranspositionTable
 from blitzaco.wdl import material, wdl
+
+if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up stays light)
+    from blitzaco.smp import HelperPool, HelperSettings
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
-    "DEFAULT_HASH_MB", "Bound", "mate_in",
+    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in",
 ]
 
 DEFAULT_HASH_MB = 64
+#: The largest Threads value: the number of cores, at most 1 + smp.MAX_HELPERS (a test
+#: checks that they agree).
+MAX_THREADS = max(1, min(os.cpu_count() or 1, 256))
 #: The root move being searched is reported only once the search is this old (ms).
 CURRMOVE_AFTER_MS = 1000.0
 
@@ -116,6 +124,7 @@ class Options:
     field here and one use in the engine."""
 
     hash_mb: int = _option(DEFAULT_HASH_MB, "Hash", "spin", 1, 32768)
+    threads: int = _option(1, "Threads", "spin", 1, MAX_THREADS)
     multipv: int = _option(1, "MultiPV", "spin", 1, 256)
     move_overhead: int = _option(30, "Move Overhead", "spin", 0, 5000)
     own_book: bool = _option(True, "OwnBook", "check")
@@ -140,7 +149,9 @@ class Engine:
 
     def __init__(self, config: Config | None = None, hash_mb: int = DEFAULT_HASH_MB) -> None:
         self.config = config if config is not None else Config()
-        self.tt = TranspositionTable(hash_mb)
+        self.tt: Table = TranspositionTable(hash_mb)
+        # The helper processes and their shared table (Threads > 1).
+        self.pool: HelperPool | None = None
         self.probe = Probe(self.config.book)
         # The bundled book is opened at once; OwnBook is on when it was found.
         self.book_message = self.probe.open_book("")
@@ -166,13 +177,13 @@ class Engine:
         self.probe.book_config = config.book
         if reseed:
             self.probe.reseed()
-        self.tt.clear()
+        self._clear_table()
 
     def new_game(self) -> str | None:
         """Forget what belongs to the last game: the table, the book's random state,
         the per-game pheromone trails (learnt first when learning is on). Returns a
         message for an ``info string`` when the memory could not be saved."""
-        self.tt.clear()
+        self._clear_table()
         self.probe.new_game()
         return self.end_game()
 
@@ -197,9 +208,16 @@ class Engine:
     def _apply(self, name: str, value: Any) -> str | None:
         if name == "hash_mb":
             try:
-                self.tt.resize(value)
-            except MemoryError:
-                raise OptionError(f"not enough memory for Hash {value}") from None
+                if self.pool is not None:
+                    self.pool.resize(value)
+                    self.tt = self.pool.table
+                else:
+                    assert isinstance(self.tt, TranspositionTable)
+                    self.tt.resize(value)
+            except (MemoryError, OSError) as err:  # OSError: blitzaco.sharedtt.SharedMemoryError
+                raise OptionError(f"not enough memory for Hash {value}: {err}") from None
+        elif name == "threads":
+            return self._set_threads(value)
         elif name == "own_book" and value and self.probe.book is None:
             return "OwnBook is on but no book is loaded (set BookFile)"
         elif name == "book_file":
@@ -242,7 +260,52 @@ class Engine:
         return f"pheromone: {len(self.trails.long)} positions from {self.trails.path}"
 
     def clear_hash(self) -> None:
+        self._clear_table()
+
+    def _clear_table(self) -> None:
+        """Empty the table; the helpers first leave their search (so that none writes
+        into the emptied table)."""
+        if self.pool is not None:
+            self.pool.wait_idle()
         self.tt.clear()
+
+    def _set_threads(self, threads: int) -> str:
+        """Start the helper processes for *threads* (none for 1), with a shared table
+        of ``Hash`` MB; the table starts empty. The helpers of the last value are
+        kept when their number is right and they are well, else ended first."""
+        pool = self.pool
+        if pool is not None and pool.helpers == threads - 1:
+            problems = pool.check()
+            if pool.helpers == threads - 1:
+                return "; ".join(problems + [f"Threads {threads}: {pool.describe()}"])
+        self.close()  # back to a list table
+        if threads == 1:
+            return "Threads 1: one search process"
+        from blitzaco.smp import HelperPool
+
+        try:
+            pool = HelperPool(threads - 1, self.options.hash_mb, self._helper_settings())
+        except (OSError, MemoryError) as err:
+            self.tt = TranspositionTable(self.options.hash_mb)
+            self.options = replace(self.options, threads=1)
+            raise OptionError(f"Threads {threads} not possible, Threads is 1: {err}") from None
+        self.pool = pool
+        self.tt = pool.table
+        return f"Threads {threads}: {pool.describe()}"
+
+    def _helper_settings(self) -> HelperSettings:
+        from blitzaco.smp import HelperSettings
+
+        options = self.options
+        return HelperSettings(self.config, options.syzygy_path, options.syzygy_probe_limit)
+
+    def close(self) -> None:
+        """End the helper processes and free the shared table (the engine then
+        searches alone with a list table). Called when the engine quits."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+            self.tt = TranspositionTable(self.options.hash_mb)
 
     # -------------------------------------------------------------------- think
 
@@ -399,6 +462,16 @@ class Engine:
         budget_known = control.budget is not None
         show_wdl = self.options.show_wdl
         pieces = material(board) if show_wdl else 0
+        # With helpers, the node limit counts every process's nodes: the pool's poll
+        # checks it, and the info lines report the sum.
+        pool = self.pool
+        poll: Poll = control
+        if pool is not None:
+            pooled = pool.poll(control, node_limit)
+            poll, node_limit = pooled, None
+
+        def nodes() -> int:
+            return search.nodes + pool.helper_nodes() if pool is not None else search.nodes
 
         def currmove(depth: int, move: chess.Move, number: int) -> None:
             if control.elapsed_ms() >= CURRMOVE_AFTER_MS:
@@ -412,14 +485,14 @@ class Engine:
                 line = replace(line, score=tb_score)  # the tablebase knows better than the search
             tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
             chances = wdl(line.score, pieces, self.config.wdl, mate_in(line.score)) if show_wdl else None
-            report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), tbhits, chances))
+            report.info(SearchInfo(line, nodes(), elapsed, self.tt.hashfull(), tbhits, chances))
 
         search = Search(
             pos,
             self.static,
             self.tt,
             self.config.search,
-            control,
+            poll,
             root_moves,
             multipv=multipv,
             node_limit=node_limit,
@@ -438,22 +511,42 @@ class Engine:
             # One legal move: a shallow search for a score and a ponder move, no more.
             max_depth = min(max_depth, self.config.time.single_move_depth)
         last_lines: tuple[PvLine, ...] = ()
-        for iteration in search.iterate(max_depth):
-            last_lines = iteration.lines
-            for line in iteration.lines:
-                publish(line)
-            if trails is not None:
-                trails.deposit_line(board, iteration.lines[0].pv)
-            best = iteration.lines[0].score
-            if limits.mate is not None and best >= MATE - 2 * limits.mate + 1:
-                break
-            if stability is not None and iteration.lines[0].pv:
-                done = IterationReport(iteration.depth, iteration.lines[0].pv[0], best, iteration.best_share)
-                control.scale_soft(stability.update(done))
-            if control.soft_expired():
-                break
-            if budget_known and abs(best) >= MATE_BOUND and iteration.depth >= 2 * (MATE - abs(best)) + 2:
-                break  # a forced mate is proven; more depth will not change the move
+        if pool is not None:
+            pooled.search = search
+            report.debug(f"helpers: {pool.ready()} of {pool.helpers} ready")
+            try:
+                for message in pool.start_search(board, root_moves, max_depth, self.tt.generation,
+                                                 self._helper_settings()):
+                    report.message(message)
+            except Exception as err:  # the main search goes on without helpers
+                traceback.print_exc(file=sys.stderr)
+                report.message(f"error: helpers not started: {err!r}")
+        try:
+            for iteration in search.iterate(max_depth):
+                last_lines = iteration.lines
+                for line in iteration.lines:
+                    publish(line)
+                if trails is not None:
+                    trails.deposit_line(board, iteration.lines[0].pv)
+                best = iteration.lines[0].score
+                if limits.mate is not None and best >= MATE - 2 * limits.mate + 1:
+                    break
+                if stability is not None and iteration.lines[0].pv:
+                    done = IterationReport(iteration.depth, iteration.lines[0].pv[0], best, iteration.best_share)
+                    control.scale_soft(stability.update(done))
+                if control.soft_expired():
+                    break
+                if budget_known and abs(best) >= MATE_BOUND and iteration.depth >= 2 * (MATE - abs(best)) + 2:
+                    break  # a forced mate is proven; more depth will not change the move
+        finally:
+            if pool is not None:
+                # Only the main search watches the clock and chooses: its end ends theirs.
+                try:
+                    for message in pool.stop_search():
+                        report.message(message)
+                except Exception as err:
+                    traceback.print_exc(file=sys.stderr)
+                    report.message(f"error: helpers: {err!r}")
 
         pv, score, depth = search.best_line()
         if (
@@ -480,7 +573,7 @@ class Engine:
                 line = last_lines[0]
             publish(line)
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_tt(board, pv[0])
-        return ThinkResult(pv[0], ponder, score, depth, search.nodes, "tablebase" if tb_root else "search")
+        return ThinkResult(pv[0], ponder, score, depth, nodes(), "tablebase" if tb_root else "search")
 
     @property
     def pheromone_message(self) -> str | None:

@@ -50,8 +50,8 @@ from blitzaco.pheromone import Trails
 from blitzaco.position import Position
 from blitzaco.probe import Probe
 from blitzaco.static_eval import StaticEval
-from blitzaco.timeman import SearchControl
-from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from blitzaco.timeman import Poll
+from blitzaco.tt import EXACT, LOWER, UPPER, Table, score_from_tt, score_to_tt
 
 __all__ = [
     "MATE",
@@ -188,9 +188,9 @@ class Search:
         self,
         pos: Position,
         static: StaticEval,
-        tt: TranspositionTable,
+        tt: Table,
         config: SearchConfig,
-        control: SearchControl,
+        control: Poll,
         root_moves: Sequence[chess.Move],
         *,
         multipv: int = 1,
@@ -201,7 +201,10 @@ class Search:
         on_message: Callable[[str], None] | None = None,
         trails: Trails | None = None,
     ) -> None:
-        """*trails*: the pheromone memory when it is switched on (it orders moves; its
+        """*tt*: the list table, or the shared one when helper processes search
+        beside this one. *control*: polled every :data:`POLL_INTERVAL` nodes
+        (:class:`~blitzaco.timeman.SearchControl`, or the helpers' stop signal).
+        *trails*: the pheromone memory when it is switched on (it orders moves; its
         evaluation bonus is *static*'s business)."""
         if not root_moves:
             raise ValueError("no root moves to search")
@@ -253,10 +256,13 @@ class Search:
 
     # -------------------------------------------------------------- driver loop
 
-    def iterate(self, max_depth: int = MAX_DEPTH) -> Iterator[Iteration]:
+    def iterate(self, max_depth: int = MAX_DEPTH, skip: Callable[[int], bool] | None = None) -> Iterator[Iteration]:
         """Search depth 1, 2, ... *max_depth*, yielding after each completed depth.
-        Ends early (without raising) when the search is stopped."""
+        Ends early (without raising) when the search is stopped. *skip*: depths it
+        returns true for are not searched (a helper process's staggered depths)."""
         for depth in range(1, max(1, min(max_depth, MAX_DEPTH)) + 1):
+            if skip is not None and skip(depth):
+                continue
             self._depth = depth
             for root_move in self.root_moves:
                 root_move.previous_score = root_move.score

@@ -19,12 +19,13 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import chess
 
 from blitzaco.config import TimeConfig
 
-__all__ = ["Limits", "TimeBudget", "time_budget", "SearchControl", "IterationReport", "Stability"]
+__all__ = ["Limits", "TimeBudget", "time_budget", "Poll", "SearchControl", "IterationReport", "Stability"]
 
 
 @dataclass
@@ -134,6 +135,15 @@ class Stability:
         if self.stable >= cfg.stable_iterations and report.best_share >= cfg.stable_share:
             factor *= cfg.stable_factor
         return min(max(factor, cfg.scale_min), cfg.scale_max)
+
+
+class Poll(Protocol):
+    """What the search polls every few nodes: :class:`SearchControl`, or the stop
+    signal of a helper process (:mod:`blitzaco.smp`)."""
+
+    def hard_expired(self) -> bool:
+        """True when the search must end now."""
+        ...
 
 
 class SearchControl:

@@ -18,7 +18,11 @@ the new entry's depth is at least the old one's.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 __all__ = [
+    "Table",
+    "Entry",
     "TranspositionTable",
     "EXACT",
     "LOWER",
@@ -28,6 +32,7 @@ __all__ = [
     "SCORE",
     "DEPTH",
     "BOUND",
+    "GENERATION",
     "score_to_tt",
     "score_from_tt",
     "ENTRY_BYTES",
@@ -36,6 +41,8 @@ __all__ = [
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Positions of the fields in an entry tuple.
 KEY, MOVE, SCORE, DEPTH, BOUND, GENERATION = range(6)
+#: An entry: key, move code, score, depth, bound, generation.
+Entry = tuple[int, int, int, int, int, int]
 
 #: Memory one filled entry costs in CPython, its list slot included: 207 bytes
 #: measured with tracemalloc over a table filled with realistic entries (the 6-tuple
@@ -63,6 +70,25 @@ def score_from_tt(score: int, ply: int, mate_bound: int) -> int:
     return score
 
 
+class Table(Protocol):
+    """What the search asks of a table: this list table, or the shared-memory one of
+    ``Threads`` > 1 (:class:`blitzaco.sharedtt.SharedTranspositionTable`)."""
+
+    generation: int
+
+    def __len__(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+    def new_search(self) -> None: ...
+
+    def probe(self, key: int) -> Entry | None: ...
+
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None: ...
+
+    def hashfull(self) -> int: ...
+
+
 class TranspositionTable:
     """Not thread-safe; the engine's single search thread owns it while searching."""
 
@@ -75,7 +101,7 @@ class TranspositionTable:
         entries = max(1, megabytes * 1024 * 1024 // ENTRY_BYTES)
         size = 1 << (entries.bit_length() - 1)
         self.mask = size - 1
-        self.table: list[tuple[int, int, int, int, int, int] | None] = [None] * size
+        self.table: list[Entry | None] = [None] * size
 
     def __len__(self) -> int:
         return len(self.table)
@@ -88,7 +114,7 @@ class TranspositionTable:
         """Age the entries: those of earlier searches become the first to replace."""
         self.generation += 1
 
-    def probe(self, key: int) -> tuple[int, int, int, int, int, int] | None:
+    def probe(self, key: int) -> Entry | None:
         entry = self.table[key & self.mask]
         if entry is not None and entry[0] == key:
             return entry

@@ -263,7 +263,6 @@ class UciProtocol:
         declared from its field), with the Clear Hash button after Hash."""
         declared = [
             _Option("Debug Log File", "string", "", apply=self._set_log_file),
-            _Option("Threads", "spin", 1, 1, 1),
             _Option("Ponder", "check", False),
             _Option("UCI_Chess960", "check", False, apply=self._set_chess960),
         ]
@@ -381,11 +380,12 @@ class UciProtocol:
 
     def shutdown(self) -> None:
         """Stop any search (its bestmove is still printed), keep what the game taught
-        (pheromone learning) and close files."""
+        (pheromone learning), end the helper processes and close files."""
         self._stop_search()
         message = self.engine.end_game()
         if message:
             self.send(f"info string {message}")
+        self.engine.close()
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -1,0 +1,239 @@
+"""The transposition table in shared memory, for ``Threads`` > 1: one table that the
+main search and every helper process (:mod:`blitzaco.smp`) read and write at once.
+
+It has the interface and the entry layout of :class:`blitzaco.tt.TranspositionTable`
+(``probe`` returns the tuple ``(key, move, score, depth, bound, generation)``;
+``store``, ``new_search``, ``clear``, ``hashfull``, ``resize``), so the search takes
+either without knowing which. ``Threads 1`` keeps the list table, which costs less
+per probe (see ``scripts/smp_bench.py``).
+
+Layout: a :class:`multiprocessing.shared_memory.SharedMemory` block of ``2 *
+entries`` unsigned 64-bit words, a power-of-two number of entries of 16 bytes, the
+entry of key *k* at ``k & (entries - 1)``. An entry is two words::
+
+    word 0: key ^ data
+    word 1: data = move (bits 0-15) | score + 32768 (16-31) | depth (32-39)
+                   | bound (40-41) | generation & 255 (42-49) | 1 << 63 (filled)
+
+Writers take no lock. Two processes storing the same slot at once can leave word 0
+of one entry beside word 1 of the other (a torn entry), and a word read while it is
+written may mix both; the key is only recovered as ``word 0 ^ word 1``, so such an
+entry does not give back the key probed and reads as a miss (the lockless hashing
+of Hyatt and Mann, 2002, as in Crafty): a torn entry is indistinguishable from a
+foreign one, whose chance to pass is that of a 64-bit key collision. (When both
+halves carry the same data the entry is whole anyway.) Each word is
+written with one aligned 8-byte store (``memoryview`` of format ``Q``).
+
+The memory is named and sized once; every process maps it, so ``Hash`` counts once
+whatever the number of threads. The process that creates the block owns it and
+unlinks it (:meth:`SharedTranspositionTable.close`); helpers attach by name.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from multiprocessing import shared_memory
+
+from blitzaco.tt import Entry
+
+__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "SharedMemoryError", "attach_block", "pack", "unpack"]
+
+#: Bytes per entry: two 64-bit words.
+SHARED_ENTRY_BYTES = 16
+_FILLED = 1 << 63
+_MOVE_MASK = 0xFFFF
+_SCORE_OFFSET = 32768  # scores are within +-32001 (MATE + 1)
+_DEPTH_MAX = 255
+_GENERATION_MASK = 0xFF
+_ZERO_CHUNK = bytes(1 << 20)
+
+
+class SharedMemoryError(OSError):
+    """The shared block cannot be created or mapped (not enough shared memory)."""
+
+
+def pack(move: int, score: int, depth: int, bound: int, generation: int) -> int:
+    """The data word of an entry (see the module's documentation)."""
+    if depth > _DEPTH_MAX:
+        depth = _DEPTH_MAX
+    return (
+        _FILLED | move | (score + _SCORE_OFFSET) << 16 | depth << 32 | bound << 40
+        | (generation & _GENERATION_MASK) << 42
+    )
+
+
+def unpack(key: int, data: int) -> Entry:
+    """The entry tuple of *key* from its data word."""
+    return (
+        key, data & _MOVE_MASK, (data >> 16 & 0xFFFF) - _SCORE_OFFSET, data >> 32 & 0xFF, data >> 40 & 3,
+        data >> 42 & _GENERATION_MASK,
+    )
+
+
+def attach_block(name: str) -> shared_memory.SharedMemory:
+    """Map the shared block *name* that another process created, without handing it
+    to this process's resource tracker: the creator owns the block and frees it (its
+    tracker frees it too when the creator is killed), and a block registered twice
+    would be freed twice. Raises :class:`FileNotFoundError` when it is gone."""
+    if sys.version_info >= (3, 13):
+        return shared_memory.SharedMemory(name=name, track=False)  # type: ignore[call-arg,unused-ignore]
+    from multiprocessing import resource_tracker
+
+    register = resource_tracker.register
+    resource_tracker.register = _untracked
+    try:
+        return shared_memory.SharedMemory(name=name)
+    finally:
+        resource_tracker.register = register
+
+
+def _untracked(name: object, rtype: str) -> None:
+    """Stands in for the resource tracker's register while a block is attached."""
+
+
+def _entries_for(megabytes: int) -> int:
+    entries = max(1, megabytes * 1024 * 1024 // SHARED_ENTRY_BYTES)
+    return 1 << (entries.bit_length() - 1)
+
+
+def _check_room(size: int) -> None:
+    """On Linux the block lives in /dev/shm, which a container may keep small; a
+    block larger than the room left there is created but crashes the process (bus
+    error) when written past it, so refuse it now."""
+    if sys.platform.startswith("linux") and os.path.isdir("/dev/shm"):
+        stat = os.statvfs("/dev/shm")
+        room = stat.f_bavail * stat.f_frsize
+        if size > room:
+            raise SharedMemoryError(f"{size >> 20} MB of shared memory asked, {room >> 20} MB free in /dev/shm")
+
+
+class SharedTranspositionTable:
+    """The table in shared memory. Safe to use from several processes at once (torn
+    entries read as misses); one process's object is used by one thread at a time."""
+
+    def __init__(self, megabytes: int | None = None, *, name: str | None = None) -> None:
+        """Create a table of at most *megabytes* (a power-of-two number of entries),
+        cleared; or, with *name*, attach to the table another process created.
+        Raises :class:`SharedMemoryError` when the memory cannot be had and
+        :class:`FileNotFoundError` when no block has that *name*."""
+        self.generation = 0
+        self._owner = name is None
+        if name is None:
+            if megabytes is None:
+                raise ValueError("give the size or the name")
+            size = _entries_for(megabytes) * SHARED_ENTRY_BYTES
+            _check_room(size)
+            try:
+                self._shm = shared_memory.SharedMemory(create=True, size=size)
+            except OSError as err:
+                raise SharedMemoryError(f"cannot create {size >> 20} MB of shared memory: {err}") from None
+        else:
+            self._shm = attach_block(name)
+        # The block may be rounded up to a page: the entries are what the size says.
+        buf = self._shm.buf
+        assert buf is not None
+        entries = 1 << ((len(buf) // SHARED_ENTRY_BYTES).bit_length() - 1)
+        self._bytes = buf[: entries * SHARED_ENTRY_BYTES]
+        self.words = self._bytes.cast("Q")
+        self.mask = entries - 1
+        # Whether a search may have written since the table was made or cleared. A
+        # new block reads as zeros (POSIX and Windows both hand out zeroed pages),
+        # and clearing it before anything was written (ucinewgame before the first
+        # game) would only make the system hand out every page of it: 160 ms for
+        # 64 MB on a busy machine. A table attached by name cannot know.
+        self._searched = not self._owner
+
+    @property
+    def name(self) -> str:
+        """What other processes attach by."""
+        return self._shm.name
+
+    def __len__(self) -> int:
+        return self.mask + 1
+
+    @property
+    def megabytes(self) -> float:
+        return len(self) * SHARED_ENTRY_BYTES / (1 << 20)
+
+    def close(self) -> None:
+        """Unmap the table; the creating process also frees it (other processes'
+        mappings stay valid until they close theirs)."""
+        if self.words is None:
+            return
+        self.words.release()
+        self._bytes.release()
+        self.words = None  # type: ignore[assignment]
+        self._shm.close()
+        if self._owner:
+            try:
+                self._shm.unlink()
+            except FileNotFoundError:
+                pass
+
+    def resize(self, megabytes: int) -> None:
+        """Not in place: a shared block keeps its size. The owner of helpers makes a
+        new table (:meth:`blitzaco.smp.HelperPool.resize`)."""
+        raise NotImplementedError("a shared table is resized by replacing it")
+
+    def clear(self) -> None:
+        """Empty every entry (for every process: the memory is shared). Nothing to do
+        when no search has begun (:meth:`new_search`, which the engine calls before
+        every search, the helpers' included) since the table was made or cleared."""
+        self.generation = 0
+        if not self._searched:
+            return
+        self._searched = not self._owner
+        view = self._bytes
+        chunk = len(_ZERO_CHUNK)
+        for start in range(0, len(view), chunk):
+            end = min(start + chunk, len(view))
+            view[start:end] = _ZERO_CHUNK[: end - start]
+
+    def new_search(self) -> None:
+        """Age the entries: those of earlier searches become the first to replace."""
+        self.generation += 1
+        self._searched = True
+
+    def probe(self, key: int) -> Entry | None:
+        index = (key & self.mask) << 1
+        words = self.words
+        data = words[index + 1]
+        if data and words[index] ^ data == key:
+            return (
+                key, data & 0xFFFF, (data >> 16 & 0xFFFF) - 32768, data >> 32 & 0xFF, data >> 40 & 3,
+                data >> 42 & 0xFF,
+            )
+        return None
+
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
+        """Store a result; *move* is a :func:`blitzaco.moves.encode_move` code (0: none
+        known). Replacement as in the list table: an empty slot, the same position,
+        an entry of an earlier search, or one no deeper than the new one."""
+        index = (key & self.mask) << 1
+        words = self.words
+        generation = self.generation & 0xFF
+        old = words[index + 1]
+        if old:
+            if words[index] ^ old != key:
+                if old >> 42 & 0xFF == generation and depth < old >> 32 & 0xFF:
+                    return
+            elif not move:
+                move = old & 0xFFFF
+        if depth > 255:
+            depth = 255
+        data = _FILLED | move | (score + 32768) << 16 | depth << 32 | bound << 40 | generation << 42
+        words[index] = key ^ data
+        words[index + 1] = data
+
+    def hashfull(self) -> int:
+        """Permille of the first thousand slots written during the current search."""
+        words = self.words
+        generation = self.generation & 0xFF
+        sample = min(1000, len(self))
+        used = 0
+        for index in range(1, 2 * sample, 2):
+            data = words[index]
+            if data and data >> 42 & 0xFF == generation:
+                used += 1
+        return used * 1000 // sample

@@ -1,0 +1,149 @@
+"""The shared-memory transposition table of Threads > 1, through its public API:
+every field round-trips, torn and foreign entries read as misses, it replaces
+entries as the list table does, and processes writing the same slots at once never
+read a mixed entry."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from blitzaco.sharedtt import SharedTranspositionTable, pack
+from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable
+
+
+@pytest.fixture
+def table() -> Iterator[SharedTranspositionTable]:
+    shared = SharedTranspositionTable(1)
+    yield shared
+    shared.close()
+
+
+def test_the_shared_table_round_trips_every_field(table: SharedTranspositionTable) -> None:
+    assert len(table) == 1 << 16  # 1 MB of 16-byte entries
+    rng = random.Random(1)
+    table.new_search()
+    stored = {}
+    for score in (-32001, -31990, -20000, -1, 0, 1, 250, 19900, 31999, 32001):
+        key = rng.getrandbits(64)
+        move = rng.randrange(1, 1 << 15)
+        depth = rng.randrange(1, 256)
+        bound = rng.choice((EXACT, LOWER, UPPER))
+        table.store(key, move, score, depth, bound)
+        stored[key] = (key, move, score, depth, bound, 1)
+    for key, entry in stored.items():
+        assert table.probe(key) == entry
+    # Another process maps the same memory by name and sees the same entries.
+    other = SharedTranspositionTable(name=table.name)
+    try:
+        for key, entry in stored.items():
+            assert other.probe(key) == entry
+    finally:
+        other.close()
+
+
+def test_a_deeper_than_255_entry_keeps_the_largest_depth(table: SharedTranspositionTable) -> None:
+    table.store(12345, 1, 0, 300, EXACT)
+    entry = table.probe(12345)
+    assert entry is not None and entry[3] == 255
+
+
+def test_foreign_and_torn_entries_read_as_misses(table: SharedTranspositionTable) -> None:
+    a = 0x1234_5678_9ABC_0007
+    b = 0x0FED_CBA9_8765_0007  # same slot (same low bits), another position
+    table.store(a, 77, 10, 5, EXACT)
+    assert table.probe(b) is None  # a foreign entry: another key in the slot
+    index = (a & table.mask) << 1
+    data_a = pack(77, 10, 5, EXACT, 0)
+    data_b = pack(99, -40, 9, LOWER, 0)
+    # Torn: the key word of one writer beside the data word of the other.
+    table.words[index], table.words[index + 1] = a ^ data_a, data_b
+    assert table.probe(a) is None and table.probe(b) is None
+    table.words[index], table.words[index + 1] = b ^ data_b, data_a
+    assert table.probe(a) is None and table.probe(b) is None
+    # A word half written (its upper half from one entry, its lower from the other).
+    mixed = (data_a & ~0xFFFF_FFFF) | (data_b & 0xFFFF_FFFF)
+    table.words[index], table.words[index + 1] = a ^ data_a, mixed
+    assert table.probe(a) is None and table.probe(b) is None
+    # Whole again: found.
+    table.words[index], table.words[index + 1] = b ^ data_b, data_b
+    assert table.probe(b) == (b, 99, -40, 9, LOWER, 0)
+
+
+def test_the_shared_table_replaces_as_the_list_table_does(table: SharedTranspositionTable) -> None:
+    """Keys that share their low 16 bits meet in one slot of both tables: the same
+    sequence of stores and searches leaves the same entries in both."""
+    listed = TranspositionTable(1)
+    rng = random.Random(7)
+    keys = [rng.getrandbits(48) << 16 | 0x2A2A for _ in range(6)]
+    for step in range(3000):
+        if rng.random() < 0.05:
+            listed.new_search()
+            table.new_search()
+        key = rng.choice(keys)
+        move = rng.choice((0, rng.randrange(1, 1 << 15)))
+        args = (key, move, rng.randrange(-500, 500), rng.randrange(1, 20), rng.choice((EXACT, LOWER, UPPER)))
+        listed.store(*args)
+        table.store(*args)
+        probe = rng.choice(keys)
+        assert table.probe(probe) == listed.probe(probe), step
+    assert listed.generation < 256  # the shared table keeps the generation's low 8 bits
+
+
+def test_clear_new_search_and_hashfull(table: SharedTranspositionTable) -> None:
+    assert table.hashfull() == 0
+    table.new_search()
+    for key in range(500):  # the first 500 slots
+        table.store(key, 1, 0, 1, EXACT)
+    assert table.hashfull() == 500
+    table.new_search()
+    assert table.hashfull() == 0  # entries of an earlier search are not counted
+    assert table.probe(3) is not None
+    table.clear()
+    assert table.probe(3) is None and table.generation == 0
+
+
+_WRITER = """
+import random, sys
+from blitzaco.sharedtt import SharedTranspositionTable
+
+def fields(key):
+    return (key >> 20 & 0x7FFF, (key >> 35 & 0x3FFF) - 8000, 1 + (key >> 50 & 0x3F), (key >> 60) % 3)
+
+table = SharedTranspositionTable(name=sys.argv[1])
+rng = random.Random(int(sys.argv[2]))
+hits = bad = 0
+for _ in range(int(sys.argv[3])):
+    key = rng.getrandbits(60) << 4 & ~0xFFFF | rng.randrange(8)  # 8 slots, many keys
+    table.new_search()
+    table.store(key, *fields(key))
+    probe = rng.getrandbits(60) << 4 & ~0xFFFF | rng.randrange(8) if rng.random() < 0.5 else key
+    entry = table.probe(probe)
+    if entry is not None:
+        hits += 1
+        if entry[:5] != (probe, *fields(probe)):
+            bad += 1
+table.close()
+print(hits, bad)
+"""
+
+
+def test_processes_writing_the_same_slots_never_read_a_mixed_entry(table: SharedTranspositionTable) -> None:
+    """Two processes store and probe eight slots as fast as they can; every entry
+    found must be whole: its fields are those stored with its key."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, table.name, str(seed), "60000"],
+                         stdout=subprocess.PIPE, text=True, env=env)
+        for seed in (1, 2)
+    ]
+    results = [writer.communicate(timeout=300)[0].split() for writer in writers]
+    assert all(writer.returncode == 0 for writer in writers)
+    for hits, bad in results:
+        assert int(hits) > 0
+        assert int(bad) == 0

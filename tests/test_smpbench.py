@@ -1,0 +1,26 @@
+"""scripts/smp_bench.py's logic at a trivially small setting: it runs and reports
+every figure (no figure is checked: they are measurements, not behaviour)."""
+
+from __future__ import annotations
+
+import pytest
+
+from blitzaco.engine import MAX_THREADS
+from blitzaco.tools.smpbench import main, table_costs, time_to_depth
+
+
+def test_table_costs_are_reported_for_both_tables() -> None:
+    costs = table_costs(operations=2000, hash_mb=1, rounds=1)
+    assert [cost.table for cost in costs] == ["list", "shared"]
+    assert all(cost.probe_hit_us >= 0 and cost.probe_miss_us >= 0 and cost.store_us >= 0 for cost in costs)
+
+
+@pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
+def test_time_to_depth_with_one_and_two_threads() -> None:
+    lines: list[str] = []
+    assert main(["--depth", "2", "--positions", "2", "--hash", "1", "--operations", "500"], out=lines.append) == 0
+    assert any(line.startswith("  shared ") for line in lines), lines
+    summary = [line for line in lines if line.startswith("Threads ") and " nodes/s" in line and "position" not in line]
+    assert len(summary) == 2 and "speed-up against Threads 1" in summary[1], lines
+    runs = time_to_depth(2, 1, ["8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"], hash_mb=1, out=lines.append)
+    assert runs[0].depth == 2 and runs[0].nodes > 0

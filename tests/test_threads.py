@@ -1,0 +1,388 @@
+"""Threads > 1: helper processes sharing one transposition table in shared memory.
+
+The Threads option, searches with two threads through python-chess's client and a
+raw pipe, the nodes of every process counted, helpers that die or hang, no helper
+left behind however the engine ends, and the shared table cleared by ucinewgame
+(the table itself: tests/test_sharedtt.py). Waits are generous timeouts (a helper
+process has to start Python and import the engine first); no test asserts how fast
+anything is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+from uci_driver import UciProcess, descendants, process_alive
+
+from blitzaco.engine import MAX_THREADS, Engine
+from blitzaco.position import compute_key
+from blitzaco.sharedtt import SharedTranspositionTable
+from blitzaco.smp import MAX_HELPERS
+from blitzaco.timeman import Limits
+from blitzaco.tt import TranspositionTable
+
+two_cores = pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
+has_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
+posix = pytest.mark.skipif(sys.platform == "win32", reason="stops a process with SIGSTOP")
+
+#: Generous: a helper starts a Python interpreter and imports the engine, on a
+#: machine that may be busy with other tests.
+STARTUP = 120.0
+
+
+# ------------------------------------------------------------- the option
+
+
+def test_threads_is_declared_from_one_to_the_number_of_cores(uci: UciProcess) -> None:
+    declaration = next(line for line in uci.seen if line.startswith("option name Threads "))
+    assert declaration == f"option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+    for value in ("0", str(MAX_THREADS + 1), "-3", "two"):
+        uci.send(f"setoption name Threads value {value}")
+    uci.isready()
+    errors = [line for line in uci.seen if line.startswith("info string error") and "Threads" in line]
+    assert len(errors) == 4, uci.seen
+    uci.send("setoption name Threads value 1")
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos")
+    uci.send("go depth 2")
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+
+
+def test_threads_1_loads_nothing_for_helpers() -> None:
+    """Start-up pays nothing for Threads: the helpers' modules (and multiprocessing)
+    are loaded when Threads > 1 is first set."""
+    code = "import sys, blitzaco.uci\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'multiprocessing'" \
+        " or m in ('blitzaco.smp', 'blitzaco.sharedtt')))\n"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+    assert MAX_THREADS == max(1, min(os.cpu_count() or 1, MAX_HELPERS + 1))
+
+
+# ------------------------------------------------- searching with two threads
+
+
+@pytest.fixture
+def two_threads(engine: chess.engine.SimpleEngine) -> chess.engine.SimpleEngine:
+    engine.configure({"Threads": 2, "OwnBook": False})
+    return engine
+
+
+@two_cores
+def test_go_depth_nodes_and_movetime_with_two_threads(two_threads: chess.engine.SimpleEngine) -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    info = two_threads.analyse(board, chess.engine.Limit(depth=5))
+    assert info["depth"] == 5 and info["pv"][0] in board.legal_moves
+    result = two_threads.play(board, chess.engine.Limit(nodes=3000), info=chess.engine.INFO_ALL)
+    assert result.move in board.legal_moves
+    assert result.info["nodes"] >= 3000  # every process's nodes, as Stockfish counts them
+    for _ in range(4):
+        result = two_threads.play(board, chess.engine.Limit(time=0.2))
+        assert result.move in board.legal_moves
+        board.push(result.move)
+
+
+@two_cores
+def test_stop_ends_an_infinite_analysis_with_two_threads(two_threads: chess.engine.SimpleEngine) -> None:
+    board = chess.Board()
+    with two_threads.analysis(board) as analysis:
+        for info in analysis:
+            if info.get("depth", 0) >= 3:
+                break
+        analysis.stop()
+        best = analysis.wait()
+    assert best.move in board.legal_moves
+
+
+@two_cores
+def test_play_with_pondering_and_two_threads(two_threads: chess.engine.SimpleEngine) -> None:
+    board = chess.Board()
+    limit = chess.engine.Limit(white_clock=5, black_clock=5, white_inc=0.05, black_inc=0.05)
+    for _ in range(4):
+        result = two_threads.play(board, limit, ponder=True)
+        assert result.move in board.legal_moves
+        board.push(result.move)
+
+
+@two_cores
+def test_ponderhit_with_two_threads(uci: UciProcess) -> None:
+    uci.send("setoption name Threads value 2")
+    uci.send("position startpos moves e2e4")
+    uci.send("go ponder wtime 3000 btime 3000 winc 0 binc 0")
+    lines = uci.drain(1.0)
+    assert not any(line.startswith("bestmove") for line in lines), "bestmove while pondering"
+    uci.send("ponderhit")
+    best = uci.read_until("bestmove", timeout=60)[-1].split()[1]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(best) in board.legal_moves
+
+
+@two_cores
+def test_isready_is_answered_while_two_threads_search(uci: UciProcess) -> None:
+    uci.send("setoption name Threads value 2")
+    uci.send("position startpos")
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.isready()
+    uci.send("stop")
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+
+
+# ------------------------------------------------------ the engine's own API
+
+
+@two_cores
+def test_go_nodes_counts_the_nodes_of_every_process() -> None:
+    engine = Engine()
+    try:
+        engine.set_option("own_book", False)
+        engine.set_option("threads", 2)
+        assert engine.pool is not None and engine.pool.wait_ready(STARTUP)
+        result = engine.think(chess.Board(), Limits(nodes=20000))
+        assert result.nodes >= 20000
+        deadline = time.monotonic() + 30
+        while engine.pool.helper_nodes() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert engine.pool.helper_nodes() > 0, "the helper searched too"
+    finally:
+        engine.close()
+
+
+@two_cores
+def test_ucinewgame_and_clear_hash_clear_the_shared_table() -> None:
+    engine = Engine()
+    try:
+        engine.set_option("own_book", False)
+        engine.set_option("threads", 2)
+        table = engine.tt
+        assert isinstance(table, SharedTranspositionTable)
+        mapped = SharedTranspositionTable(name=table.name)  # as a helper maps it
+        try:
+            board = chess.Board()
+            keys = [compute_key(after) for after in _children(board)]  # the root itself is not stored
+            for clear in (engine.new_game, engine.clear_hash):
+                engine.think(board, Limits(depth=4))
+                assert any(table.probe(key) for key in keys) and any(mapped.probe(key) for key in keys)
+                clear()
+                assert not any(table.probe(key) for key in keys) and not any(mapped.probe(key) for key in keys)
+        finally:
+            mapped.close()
+    finally:
+        engine.close()
+
+
+def _children(board: chess.Board) -> list[chess.Board]:
+    boards = []
+    for move in board.legal_moves:
+        after = board.copy()
+        after.push(move)
+        boards.append(after)
+    return boards
+
+
+@two_cores
+def test_hash_resizes_the_shared_table_and_threads_1_ends_the_helpers() -> None:
+    engine = Engine()
+    try:
+        engine.set_option("own_book", False)
+        engine.set_option("threads", 2)
+        assert engine.pool is not None
+        helpers = engine.pool.pids
+        engine.set_option("hash_mb", 16)
+        assert isinstance(engine.tt, SharedTranspositionTable) and engine.tt.megabytes == 16
+        assert engine.pool.pids == helpers  # the same processes, switched to the new table
+        assert engine.think(chess.Board(), Limits(depth=3)).move is not None
+        pool = engine.pool
+        engine.set_option("threads", 1)
+        assert engine.pool is None and isinstance(engine.tt, TranspositionTable)
+        assert pool.helpers == 0
+        assert engine.think(chess.Board(), Limits(depth=3)).move is not None
+    finally:
+        engine.close()
+
+
+def _shm_free_mb() -> int | None:
+    if not Path("/dev/shm").is_dir() or not hasattr(os, "statvfs"):
+        return None
+    stat = os.statvfs("/dev/shm")
+    return stat.f_bavail * stat.f_frsize >> 20
+
+
+@two_cores
+@pytest.mark.skipif((_shm_free_mb() or 1 << 30) >= 32768, reason="needs /dev/shm smaller than the largest Hash")
+def test_a_hash_larger_than_the_shared_memory_left_is_refused(uci: UciProcess) -> None:
+    _start_two_threads(uci)
+    uci.send("setoption name Hash value 32768")
+    uci.isready()
+    assert any(line.startswith("info string error: not enough memory for Hash 32768") for line in uci.seen)
+    uci.send("go depth 3")  # the old table is still there
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+
+
+# ------------------------------------------------------------- robustness
+
+
+def _helper_pid(lines: list[str]) -> int:
+    line = next(line for line in lines if "helper process" in line)
+    match = re.search(r"pid (\d+)", line)
+    assert match is not None, line
+    return int(match.group(1))
+
+
+def _start_two_threads(uci: UciProcess) -> int:
+    uci.send("setoption name OwnBook value false")
+    uci.send("setoption name Threads value 2")
+    lines = uci.read_until(lambda line: "helper process" in line)
+    uci.send("position startpos")
+    return _helper_pid(lines)
+
+
+def _wait_until_ready(uci: UciProcess) -> None:
+    """Search until the engine says (debug mode) that its helper has started up."""
+    uci.send("debug on")
+    deadline = time.monotonic() + STARTUP
+    while time.monotonic() < deadline:
+        uci.send("go depth 1")
+        lines = uci.read_until("bestmove")
+        if any("helpers: 1 of 1 ready" in line for line in lines):
+            uci.send("debug off")
+            return
+        time.sleep(0.2)
+    raise AssertionError("the helper never started up")
+
+
+def _wait_gone(pids: set[int], timeout: float = 60.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = {pid for pid in pids if process_alive(pid)}
+        if not alive:
+            return set()
+        time.sleep(0.1)
+    return {pid for pid in pids if process_alive(pid)}
+
+
+@two_cores
+@has_proc
+def test_helpers_are_kept_across_moves_and_games(uci: UciProcess) -> None:
+    pid = _start_two_threads(uci)
+    for moves in ("", "e2e4", "e2e4 e7e5"):
+        uci.send(f"position startpos moves {moves}".strip())
+        uci.send("go depth 3")
+        uci.read_until("bestmove")
+        uci.send("ucinewgame")
+    uci.send("setoption name Threads value 2")  # the same value: the same helper
+    assert _helper_pid(uci.read_until(lambda line: "helper process" in line)) == pid
+    assert process_alive(pid)
+    assert not [line for line in uci.seen if line.startswith("info string error")]
+
+
+@two_cores
+@has_proc
+def test_a_killed_helper_is_reported_and_replaced(uci: UciProcess) -> None:
+    pid = _start_two_threads(uci)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while process_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    uci.send("go depth 3")
+    lines = uci.read_until("bestmove")
+    report = [line for line in lines if line.startswith("info string error: helper 1")]
+    assert report and f"pid {pid}" in report[0] and "exited" in report[0] and "restarted" in report[0], lines
+    replacement = int(re.findall(r"pid (\d+)", report[0])[-1])
+    assert replacement != pid and process_alive(replacement)
+    uci.send("go depth 3")
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+    uci.isready()
+
+
+@two_cores
+@has_proc
+@posix
+def test_a_hanging_helper_is_killed_and_replaced(uci: UciProcess, tmp_path: Path) -> None:
+    config = tmp_path / "threads.toml"
+    config.write_text("[threads]\nhang_timeout = 1000\n")
+    uci.send(f"setoption name ConfigFile value {config}")
+    _start_two_threads(uci)
+    _wait_until_ready(uci)
+    uci.send("go depth 1")  # taken up at once by the ready helper
+    uci.read_until("bestmove")
+    time.sleep(0.5)
+    # The helper now running: the last one named (a busy machine may have made an
+    # earlier one miss the timeout and be replaced already).
+    pid = int(re.findall(r"pid (\d+)", " ".join(line for line in uci.seen if "pid " in line))[-1])
+    os.kill(pid, signal.SIGSTOP)  # now it hangs
+    try:
+        uci.send("go depth 1")  # sent to the helper, which does not take it up
+        lines = uci.read_until("bestmove")
+        time.sleep(1.5)
+        uci.send("go depth 2")  # found hanging by now (before this search, or after the last)
+        lines += uci.read_until("bestmove")
+    finally:
+        if process_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    report = [line for line in lines if line.startswith(f"info string error: helper 1 (pid {pid})")]
+    assert report and "has not taken up a search" in report[0] and "restarted" in report[0], lines
+    assert not process_alive(pid)
+
+
+def _engine_with_a_ready_helper() -> tuple[UciProcess, set[int]]:
+    uci = UciProcess()
+    uci.handshake()
+    helper = _start_two_threads(uci)
+    _wait_until_ready(uci)
+    processes = descendants(uci.proc.pid)
+    assert helper in processes
+    return uci, processes
+
+
+@two_cores
+@has_proc
+def test_no_helper_outlives_quit() -> None:
+    uci, processes = _engine_with_a_ready_helper()
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.send("quit")
+    assert uci.proc.wait(timeout=60) == 0
+    assert _wait_gone(processes) == set()
+
+
+@two_cores
+@has_proc
+def test_no_helper_outlives_the_end_of_input() -> None:
+    uci, processes = _engine_with_a_ready_helper()
+    assert uci.proc.stdin is not None
+    uci.proc.stdin.close()
+    assert uci.proc.wait(timeout=60) == 0
+    assert _wait_gone(processes) == set()
+
+
+@two_cores
+@has_proc
+def test_no_helper_outlives_a_killed_engine() -> None:
+    uci, processes = _engine_with_a_ready_helper()
+    uci.send("go infinite")
+    uci.read_until(lambda line: line.startswith("info depth"))
+    uci.proc.kill()  # SIGKILL: the engine runs no clean-up at all
+    uci.proc.wait(timeout=60)
+    assert _wait_gone(processes) == set()
+
+
+@two_cores
+@has_proc
+def test_no_helper_outlives_an_engine_killed_while_its_helper_starts() -> None:
+    uci = UciProcess()
+    uci.handshake()
+    helper = _start_two_threads(uci)
+    processes = descendants(uci.proc.pid) | {helper}
+    uci.proc.kill()
+    uci.proc.wait(timeout=60)
+    assert _wait_gone(processes, timeout=STARTUP) == set()
