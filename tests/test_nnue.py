@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+from uci_driver import ENGINE_COMMAND
 
 from blitzaco.config import Config, config_from_dict
 from blitzaco.nnue import (
@@ -26,8 +27,6 @@ from blitzaco.nnue import (
 )
 from blitzaco.pheromone import Trails
 from blitzaco.static_eval import StaticEval
-
-from uci_driver import ENGINE_COMMAND
 
 DATA = Path(__file__).parent / "data"
 FENS = [
@@ -125,7 +124,8 @@ def test_a_position_and_its_colour_mirror_get_opposite_scores(net: Network, fen:
 
 
 def test_features_mirror_between_perspectives() -> None:
-    assert feature(chess.WHITE, chess.WHITE, chess.PAWN, chess.E2) == feature(chess.BLACK, chess.BLACK, chess.PAWN, chess.E7)
+    own_pawn = feature(chess.WHITE, chess.WHITE, chess.PAWN, chess.E2)
+    assert own_pawn == feature(chess.BLACK, chess.BLACK, chess.PAWN, chess.E7)
     assert feature(chess.WHITE, chess.BLACK, chess.KING, chess.E8) == 384 + 5 * 64 + chess.E8
     assert sorted({feature(p, c, t, s) for p in chess.COLORS for c in chess.COLORS for t in chess.PIECE_TYPES
                    for s in chess.SQUARES}) == list(range(INPUTS))
@@ -149,7 +149,7 @@ def test_the_evaluation_is_the_dot_product_of_the_clipped_lanes() -> None:
                 for j in range(hidden)
             ]
         active = [min(max(v, 0), QA) for v in sums[board.turn] + sums[not board.turn]]
-        expected = (sum(a * w for a, w in zip(active, w2)) + 12345) * 100 // (QA * 1024)
+        expected = (sum(a * w for a, w in zip(active, w2, strict=True)) + 12345) * 100 // (QA * 1024)
         assert net.evaluate_board(board) == expected
 
 
@@ -223,7 +223,8 @@ def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_pa
             engine.quit()
     static = _static(tmp_path, random_network()[:-3] + b"xyz")
     assert static.net is None and "network switched off: checksum" in (static.network_message or "")
-    assert any("Network: switched off (network switched off: checksum" in line for line in static.explain(chess.Board()))
+    lines = static.explain(chess.Board())
+    assert any("Network: switched off (network switched off: checksum" in line for line in lines)
 
 
 def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
@@ -264,3 +265,20 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
     errors = [abs(net.evaluate_board(board) - float_score(model, board)) for board in boards[:200]]
     # Rounding the weights to 1/255 and 1/1024 and the integer division: stated tolerance 3 cp.
     assert max(errors) <= 3.0, max(errors)
+
+
+def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
+    """With Threads 2 the helper's positions carry the accumulator (a helper that
+    evaluated without it would fill the shared table with garbage scores)."""
+    path = tmp_path / "net.bin"
+    path.write_bytes(random_network())
+    config_file = tmp_path / "nn.toml"
+    config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{path}"\n')
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    try:
+        engine.configure({"ConfigFile": str(config_file), "OwnBook": False, "Threads": 2})
+        board = chess.Board(FENS[1])
+        info = engine.analyse(board, chess.engine.Limit(depth=5))
+        assert info["pv"][0] in board.legal_moves
+    finally:
+        engine.quit()

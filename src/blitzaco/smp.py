@@ -495,7 +495,6 @@ class _HelperSearcher:
 
     def search(self, token: int, generation: int, board: chess.Board, root_moves: list[chess.Move],
                max_depth: int) -> None:
-        from blitzaco.position import Position
         from blitzaco.search import Search
 
         words = self.words
@@ -509,7 +508,7 @@ class _HelperSearcher:
         try:
             table = self.table
             table.generation = generation
-            pos = Position(board, self.static.psq)
+            pos = self.static.position(board)
             search = Search(
                 pos, self.static, table, self.config.search, poll, root_moves,
                 tablebase=self.probe if self.probe.tablebase is not None else None,
