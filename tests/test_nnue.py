@@ -227,11 +227,17 @@ def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_pa
     assert any("Network: switched off (network switched off: checksum" in line for line in lines)
 
 
-def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
+def _network_config_file(tmp_path: Path) -> Path:
+    """A ConfigFile that switches on a random network."""
     path = tmp_path / "net.bin"
     path.write_bytes(random_network())
     config_file = tmp_path / "nn.toml"
     config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{path}"\n')
+    return config_file
+
+
+def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
+    config_file = _network_config_file(tmp_path)
     engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
     try:
         engine.configure({"ConfigFile": str(config_file), "OwnBook": False})
@@ -270,10 +276,7 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
 def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
     """With Threads 2 the helper's positions carry the accumulator (a helper that
     evaluated without it would fill the shared table with garbage scores)."""
-    path = tmp_path / "net.bin"
-    path.write_bytes(random_network())
-    config_file = tmp_path / "nn.toml"
-    config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{path}"\n')
+    config_file = _network_config_file(tmp_path)
     engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
     try:
         engine.configure({"ConfigFile": str(config_file), "OwnBook": False, "Threads": 2})
