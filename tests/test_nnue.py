@@ -254,15 +254,13 @@ def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
 def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from blitzaco.tools.tune.labels import read_labels
-    from blitzaco.tools.tune.nn import TrainSettings, float_score, load_arrays, quantise, train
+    from blitzaco.tools.tune.nn import TrainSettings, board_features, float_score, load_arrays, quantise, train
 
     sample = DATA / "labels_sample.bin"
     data = load_arrays(sample)
     boards = [record.board for record in read_labels(sample)]
     assert len(data) == len(boards) == 600
     # The arrays are the features of the decoded boards.
-    from blitzaco.tools.tune.nn import board_features
-
     own, other = board_features(boards[5])
     assert sorted(own) == sorted(data.stm[5].tolist()) and sorted(other) == sorted(data.other[5].tolist())
     model, summary = train(data, TrainSettings(hidden=16, epochs=3, batch=64), log=lambda _: None)

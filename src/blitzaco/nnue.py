@@ -138,15 +138,16 @@ class Network:
             return int.from_bytes(pack_lanes(*[v + offset for v in values]), "little") - offsets
 
         w1 = weights.w1
+
+        def row(index: int) -> list[int]:
+            return list(w1[index * hidden : (index + 1) * hidden])
+
         #: ``rows[color][piece_type][square]``: the packed row of that piece (both
         #: perspectives); index 0 of the piece types is unused.
         self.rows: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
             tuple(
                 tuple(
-                    packed(
-                        list(w1[feature(chess.WHITE, color, pt, sq) * hidden:][:hidden])
-                        + list(w1[feature(chess.BLACK, color, pt, sq) * hidden:][:hidden])
-                    )
+                    packed(row(feature(chess.WHITE, color, pt, sq)) + row(feature(chess.BLACK, color, pt, sq)))
                     for sq in chess.SQUARES
                 )
                 if pt
