@@ -5,6 +5,7 @@ fitness on this machine and on a local Ray instance, and adopting tuned weights.
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 import shutil
@@ -26,10 +27,18 @@ from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml  # 
 from blitzaco.evaluate import Evaluator  # noqa: E402
 from blitzaco.position import Position  # noqa: E402
 from blitzaco.tools.tune.adopt import adopt, shipped_config_path  # noqa: E402
-from blitzaco.tools.tune.fitness import GameFitness, PositionFitness  # noqa: E402
-from blitzaco.tools.tune.optimise import anneal, genetic  # noqa: E402
-from blitzaco.tools.tune.positions import PositionSet, extract, selfplay, tuning_openings  # noqa: E402
-from blitzaco.tools.tune.spec import AnnealSettings, GameSettings, GaSettings, Genome, default_spec_path, load_spec  # noqa: E402
+from blitzaco.tools.tune.fitness import LINEAR_PATHS, GameFitness, PositionFitness  # noqa: E402
+from blitzaco.tools.tune.optimise import anneal, genetic, texel  # noqa: E402
+from blitzaco.tools.tune.positions import PositionSet, extract, extract_labels, selfplay, tuning_openings  # noqa: E402
+from blitzaco.tools.tune.spec import (  # noqa: E402
+    AnnealSettings,
+    GameSettings,
+    GaSettings,
+    Genome,
+    TexelSettings,
+    default_spec_path,
+    load_spec,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-80.0, 80.0), "eval.tempo": (0.0, 40.0)}
@@ -437,3 +446,108 @@ def test_an_interrupted_adopt_leaves_the_defaults_whole(tmp_path: Path, monkeypa
         adopt(tuned, copy)
     assert copy.read_text() == original
     assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml"]
+
+
+# ------------------------------------------------- Texel on Stockfish's labels
+
+LABEL_SAMPLE = ROOT / "tests" / "data" / "labels_sample.bin"
+
+
+@pytest.fixture(scope="module")
+def label_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("labels") / "labels.npz"
+    assert extract_labels(LABEL_SAMPLE, out, lam=0.75, scale=361.0, limit=400) == 400
+    return out
+
+
+def test_label_set_holds_the_blended_target_and_the_engine_evaluation(label_set: Path) -> None:
+    """Each position of a label file keeps its board and gets the trainer's target
+    (lam * sigmoid(Stockfish / scale) + (1 - lam) * result, White's view); its
+    trace rebuilds the engine's evaluation as a games set's does."""
+    from blitzaco.tools.tune.labels import read_labels
+
+    data = PositionSet.load(label_set)
+    records = [record for _, record in zip(range(400), read_labels(LABEL_SAMPLE), strict=False)]
+    assert len(data) == len(records) == 400
+    evaluator = Evaluator(Config().eval)
+    fitness = PositionFitness(data, load_spec(default_spec_path()).genome(), k=1.0)
+    evals = fitness.evals(fitness.theta0.unsqueeze(0))[:, 0]
+    blends = set()
+    for row, record in enumerate(records):
+        assert str(data.fen[row]) == record.board.fen()
+        white = record.score if record.board.turn else -record.score
+        expected = 0.75 / (1 + 10 ** (-white / 361.0 / math.log(10))) + 0.25 * record.result
+        assert abs(float(data.result[row]) - expected) < 1e-5
+        blends.add(round(float(data.result[row]), 3))
+        if row % 9 == 0:
+            score = evaluator.evaluate(Position(record.board, evaluator.psq))
+            assert abs(float(evals[row]) - (score if record.board.turn else -score)) < 2.0
+    assert len(blends) > 100  # not just the three results
+
+
+def test_dense_counts_are_the_sparse_ones(label_set: Path) -> None:
+    data = PositionSet.load(label_set)
+    # A midgame gene and an endgame gene share their feature: names may repeat.
+    wanted = ["material.pawn", "pst.knight_mg[18]", "no.such.feature", "pieces.mobility_bishop[7]", "material.pawn"]
+    matrix = data.dense(wanted)
+    assert matrix.shape == (len(data), 5) and not matrix[:, 2].any()
+    for column, name in enumerate(wanted):
+        expected = [0.0] * len(data)
+        if name in data.names:
+            source = data.names.index(name)
+            for row, col, value in zip(data.rows, data.cols, data.vals, strict=True):
+                if col == source:
+                    expected[row] = float(value)
+        assert matrix[:, column].tolist() == expected
+    assert matrix[:, 0].any() and matrix[:, 1].any()
+
+
+def test_labels_spec_tunes_the_tables_linearly() -> None:
+    spec = load_spec(Path(default_spec_path()).with_name("labels_spec.toml"))
+    genome = spec.genome()
+    assert len(genome) == 984
+    assert sum(gene.path.startswith("eval.pst.") for gene in genome.genes) == 768
+    assert all(gene.path.startswith(LINEAR_PATHS) for gene in genome.genes)
+    assert spec.texel.steps > 0 and 0 < spec.positions.held_out < 1
+
+
+def test_texel_descent_lowers_the_error_within_bounds_and_repeats(label_set: Path, tmp_path: Path) -> None:
+    data, held_out = PositionSet.load(label_set).split(0.25)
+    bounds = {**SMALL, "eval.material.knight": (240.0, 420.0), "eval.pst.pawn_mg": (-150.0, 150.0)}
+    genome = Genome(bounds)
+    fitness = PositionFitness(data, genome)
+    settings = TexelSettings(steps=40, lr=0.02, log_every=5)
+    first = texel(fitness, genome, settings, tmp_path / "a", progress=False)
+    second = texel(fitness, genome, settings, tmp_path / "b", progress=False)
+    assert first.best == second.best  # nothing random
+    assert first.best_fitness > first.base_fitness
+    assert all(gene.lo <= value <= gene.hi for gene, value in zip(genome.genes, first.best, strict=True))
+    rows = _read_log(tmp_path / "a" / "log.csv")
+    assert [int(row["step"]) for row in rows] == list(range(0, 41, 5))
+    tuned = (tmp_path / "a" / "tuned.toml").read_text()
+    assert genome.decode(first.best) == config_from_dict(__import__("tomllib").loads(tuned))
+    # The fitted weights are scored on positions they never saw, by the cli; here:
+    check = PositionFitness(held_out, genome, fitness.k)
+    assert check.error(torch.tensor([first.best])).item() < 0.25
+
+
+def test_texel_and_label_positions_through_the_script(label_set: Path, tmp_path: Path) -> None:
+    script = ROOT / "scripts" / "tune.py"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+    made = run("positions", "--labels", str(LABEL_SAMPLE), "--limit", "120", "--out", str(tmp_path / "l.npz"))
+    assert made.returncode == 0, made.stderr
+    assert "120 quiet positions" in made.stdout and len(PositionSet.load(tmp_path / "l.npz")) == 120
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[genome]\n"eval.pawns.isolated" = [-60, 10]\n"eval.tempo" = [0, 40]\n'
+                    '[positions]\nheld_out = 0.2\n')
+    tuned = run("texel", "--data", str(tmp_path / "l.npz"), "--spec", str(spec), "--steps", "5", "--quiet",
+                "--out", str(tmp_path / "tx"))
+    assert tuned.returncode == 0, tuned.stderr
+    assert "held-out Texel error" in tuned.stdout and (tmp_path / "tx" / "tuned.toml").is_file()
+    refused = run("texel", "--fitness", "games", "--out", str(tmp_path / "g"))
+    assert refused.returncode == 2 and "positions fitness only" in refused.stderr
+    neither = run("positions", "--out", str(tmp_path / "n.npz"))
+    assert neither.returncode == 2 and "--labels" in neither.stderr

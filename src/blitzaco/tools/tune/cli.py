@@ -2,10 +2,12 @@
 
     tune.py selfplay --games 1000 --nodes 1000 --concurrency 2 --out runs/tune/selfplay.pgn
     tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
+    tune.py positions --labels runs/data/labels.bin --out runs/tune/labels.npz
     tune.py label --positions 2000000 --nodes 5000 --workers 2 --out runs/data/labels.bin
     tune.py train-net --data runs/data/labels.bin --hidden 32 --epochs 20 --out runs/nn/nn.bin
     tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
     tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
+    tune.py texel --data runs/tune/labels.npz --spec .../labels_spec.toml --out runs/tune/texel
     tune.py ga --fitness games --out runs/tune/ga-games [--ray HOST:PORT]
     tune.py adopt runs/tune/ga/tuned.toml      # make the tuned weights the shipped defaults
 
@@ -61,22 +63,31 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--seed", type=int, default=1)
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
 
-    positions = commands.add_parser("positions", help="the labelled quiet positions of PGN games, traced")
-    positions.add_argument("pgn", nargs="+")
+    positions = commands.add_parser(
+        "positions", help="the labelled quiet positions of PGN games, or of a Stockfish label file, traced")
+    positions.add_argument("pgn", nargs="*")
+    positions.add_argument("--labels", help="a label file (tune.py label) instead of games")
+    positions.add_argument("--lam", type=float, default=0.75,
+                           help="with --labels: weight of Stockfish's score against the result")
+    positions.add_argument("--scale", type=float, default=361.0,
+                           help="with --labels: centipawns per unit of the sigmoid of Stockfish's score")
+    positions.add_argument("--limit", type=int, default=0, help="with --labels: the first N positions only")
     positions.add_argument("--skip", type=int, default=10, help="plies left out at the start of each game")
     positions.add_argument("--config", help="weights to trace with (default: the built-in ones)")
     positions.add_argument("--seed", type=int, default=1, help="shuffles the order of the games")
     positions.add_argument("--out", required=True, help=".npz file to write")
 
-    for name, text in (("ga", "genetic algorithm"), ("anneal", "simulated annealing")):
+    for name, text in (("ga", "genetic algorithm"), ("anneal", "simulated annealing"),
+                       ("texel", "Texel gradient descent (positions fitness)")):
         run = commands.add_parser(name, help=f"tune with the {text}")
         run.add_argument("--fitness", choices=("positions", "games"), default="positions")
         run.add_argument("--data", help="position set (.npz) for the positions fitness")
         run.add_argument("--spec", help="tuning spec (default: the shipped one, the classical terms)")
         run.add_argument("--config", help="base weights (default: the built-in ones)")
         run.add_argument("--out", required=True, help="folder for tuned.toml, log.csv, fitness.png, checkpoint")
-        run.add_argument("--resume", action="store_true", help="continue from the folder's checkpoint")
-        run.add_argument("--ray", metavar="ADDRESS", help="play the games fitness on this Ray cluster")
+        if name != "texel":
+            run.add_argument("--resume", action="store_true", help="continue from the folder's checkpoint")
+            run.add_argument("--ray", metavar="ADDRESS", help="play the games fitness on this Ray cluster")
         run.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "ga":
             run.add_argument("--generations", type=int, help="override the spec")
@@ -116,10 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "train-net":
         return _train_net(args)
     if args.command == "positions":
-        from blitzaco.tools.tune.positions import extract
+        from blitzaco.tools.tune.positions import extract, extract_labels
 
-        count = extract(args.pgn, args.out, config=base, skip=args.skip, seed=args.seed,
-                        progress=lambda n: print(f"{n} positions", file=sys.stderr, flush=True))
+        if bool(args.pgn) == bool(args.labels):
+            print("tune: positions needs PGN files or --labels, not both", file=sys.stderr)
+            return 2
+
+        def say_count(count: int) -> None:
+            print(f"{count} positions", file=sys.stderr, flush=True)
+
+        if args.labels:
+            count = extract_labels(args.labels, args.out, config=base, lam=args.lam, scale=args.scale,
+                                   limit=args.limit, progress=say_count)
+        else:
+            count = extract(args.pgn, args.out, config=base, skip=args.skip, seed=args.seed, progress=say_count)
         print(f"{count} quiet positions written to {args.out}")
         return 0
     if args.command == "adopt":
@@ -140,7 +161,7 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
     import torch
 
     from blitzaco.tools.tune.fitness import GameFitness, PositionFitness
-    from blitzaco.tools.tune.optimise import anneal, genetic
+    from blitzaco.tools.tune.optimise import anneal, genetic, texel
     from blitzaco.tools.tune.positions import PositionSet
     from blitzaco.tools.tune.spec import default_spec_path, load_spec
 
@@ -153,6 +174,9 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
     genome = spec.genome(base)
     fitness: object
     check = None
+    if args.command == "texel" and args.fitness != "positions":
+        print("tune: texel tunes with the positions fitness only", file=sys.stderr)
+        return 2
     if args.fitness == "positions":
         if not args.data:
             print("tune: the positions fitness needs --data (make it with: tune.py positions)", file=sys.stderr)
@@ -167,7 +191,7 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
         print(f"{len(data)} positions to fit, {len(held_out)} held out, {len(genome)} genes, "
               f"sigmoid scale k = {fitness.k:.4f}", file=sys.stderr)
     else:
-        fitness = GameFitness(genome, spec.games, ray_address=args.ray)
+        fitness = GameFitness(genome, spec.games, ray_address=args.ray)  # never texel: refused above
     out = Path(args.out)
     try:
         if args.command == "ga":
@@ -177,6 +201,9 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
             if args.population:
                 settings = dataclasses.replace(settings, population=args.population)
             result = genetic(fitness, genome, settings, out, resume=args.resume, progress=not args.quiet)  # type: ignore[arg-type]
+        elif args.command == "texel":
+            settings_tx = spec.texel if not args.steps else dataclasses.replace(spec.texel, steps=args.steps)
+            result = texel(fitness, genome, settings_tx, out, progress=not args.quiet)  # type: ignore[arg-type]
         else:
             settings_sa = spec.anneal if not args.steps else dataclasses.replace(spec.anneal, steps=args.steps)
             result = anneal(fitness, genome, settings_sa, out, resume=args.resume, progress=not args.quiet)  # type: ignore[arg-type]

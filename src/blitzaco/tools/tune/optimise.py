@@ -16,6 +16,12 @@ random genes by ``step_sigma`` of their range; a better candidate is accepted, a
 worse one with probability exp(change / temperature), the temperature falling
 geometrically from ``t_start`` to ``t_end``.
 
+Texel gradient descent (positions fitness only, whose evaluation is linear in the
+genes): full-batch Adam on minus the fitness (the Texel error plus its l2 penalty),
+each gene's step a share ``lr`` of its range, cosine-annealed to a twentieth over
+``steps`` steps, every gene kept inside its bounds after each step. Deterministic:
+nothing random.
+
 Each run writes into its folder: ``log.csv`` (one row per generation, or per 50
 annealing steps), ``fitness.png`` (fitness over the run), ``checkpoint.pt``,
 ``tuned.toml`` (the base config with the best genes: never the shipped file) and
@@ -39,9 +45,9 @@ import torch
 
 from blitzaco.config import dump_toml
 from blitzaco.tools.progress import progress_bar
-from blitzaco.tools.tune.spec import AnnealSettings, GaSettings, Genome
+from blitzaco.tools.tune.spec import AnnealSettings, GaSettings, Genome, TexelSettings
 
-__all__ = ["RunResult", "genetic", "anneal", "plot"]
+__all__ = ["RunResult", "genetic", "anneal", "texel", "plot"]
 
 #: fitness(population, round) -> one score per candidate; *round* numbers the calls
 #: of a run (a generation, an annealing step) so that a resumed run repeats them.
@@ -283,4 +289,49 @@ def anneal(fitness: Fitness, genome: Genome, settings: AnnealSettings, out: str 
                 progress_bar(step, total, text)
     result = RunResult(best.tolist(), best_fitness, base_fitness, step + 1, time.perf_counter() - started, rows)
     run.finish(result, "simulated annealing", settings, "step", ["best", "current"])
+    return result
+
+
+def texel(fitness: Fitness, genome: Genome, settings: TexelSettings, out: str | Path, *,
+          progress: bool = True) -> RunResult:
+    """Run Texel gradient descent; see the module documentation. *fitness* must be
+    differentiable in the population (the positions fitness is)."""
+    run = _Run(Path(out), genome, ["step", "fitness", "lr", "seconds"])
+    lower = torch.tensor(genome.lower)
+    upper = torch.tensor(genome.upper)
+    span = (upper - lower).clamp(min=1e-9)
+    # The genes as shares of their ranges, so that one learning rate suits them all.
+    share = ((torch.tensor(genome.encode()) - lower) / span).requires_grad_(True)
+    optimiser = torch.optim.Adam([share], lr=settings.lr)
+    total = max(1, settings.steps)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, total, eta_min=settings.lr / 20)
+    run.start_log([])
+    rows: list[dict[str, float]] = []
+    started = time.perf_counter()
+    base_fitness = best_fitness = -math.inf
+    best = torch.tensor(genome.encode())
+    for step in range(total + 1):
+        optimiser.zero_grad()
+        value = fitness((lower + share * span).unsqueeze(0), step)[0]
+        current = float(value.detach())
+        if step == 0:
+            base_fitness = current
+        if current > best_fitness:
+            best_fitness, best = current, (lower + share.detach() * span).clone()
+        if step % max(1, settings.log_every) == 0 or step == total:
+            row = {"step": step, "fitness": current, "lr": optimiser.param_groups[0]["lr"],
+                   "seconds": round(time.perf_counter() - started, 3)}
+            rows.append(row)
+            run.append(row)
+            if progress:
+                progress_bar(step, total, f"steps, fitness {current:.6f} (base {base_fitness:.6f})")
+        if step == total:
+            break
+        (-value).backward()
+        optimiser.step()
+        schedule.step()
+        with torch.no_grad():
+            share.clamp_(0.0, 1.0)
+    result = RunResult(best.tolist(), best_fitness, base_fitness, total + 1, time.perf_counter() - started, rows)
+    run.finish(result, "Texel gradient descent", settings, "step", ["fitness"])
     return result

@@ -16,9 +16,10 @@ No data is downloaded: the positions are the engine's own.
 
 from __future__ import annotations
 
+import math
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from blitzaco.movepick import see_ge
 from blitzaco.tools.book import read_database
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 
-__all__ = ["tuning_openings", "selfplay", "extract", "is_quiet", "PositionSet", "RESULTS"]
+__all__ = ["tuning_openings", "selfplay", "extract", "extract_labels", "is_quiet", "PositionSet", "RESULTS"]
 
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -126,14 +127,45 @@ def _positions(game: chess.pgn.Game, skip: int) -> Iterator[tuple[chess.Board, f
 def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | None = None, skip: int = 10,
             seed: int = 1, progress: Callable[[int], None] | None = None) -> int:
     """Write the quiet positions of the games in *pgn_paths* (after *skip* plies)
-    with their feature traces at *config*'s weights to *out* (``.npz``). Returns the
-    number of positions.
+    with their feature traces at *config*'s weights to *out* (``.npz``), each
+    labelled with its game's result. Returns the number of positions.
 
     The games are stored in an order shuffled by *seed*, the positions of each game
     together: the last share that :meth:`PositionSet.split` holds out is then a
     random sample of the games, not the last file (a set made of several matches
     would otherwise be tested on one match's conditions only)."""
-    config = config if config is not None else Config()
+    games = [game for path in pgn_paths for game in _games(Path(path))]
+    random.Random(seed).shuffle(games)
+    samples = (sample for game in games for sample in _positions(game, skip))
+    return _write_set(samples, out, config if config is not None else Config(), progress)
+
+
+def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | None = None, lam: float = 0.75,
+                   scale: float = 361.0, limit: int = 0, progress: Callable[[int], None] | None = None) -> int:
+    """Write the positions of a Stockfish label file (``tune.py label``) with their
+    feature traces at *config*'s weights to *out* (``.npz``), as :func:`extract`
+    does for games. Each position's label is the network trainer's target:
+    ``lam * sigmoid(stockfish_cp / scale) + (1 - lam) * result`` (White's view), an
+    expected result between 0 and 1 like a game's result. The label file keeps the
+    positions of a game together and its games in the order a seeded run played
+    them, so the share :meth:`PositionSet.split` holds out is whole games. Returns
+    the number of positions (at most *limit*, when it is not 0)."""
+    from blitzaco.tools.tune.labels import read_labels
+
+    def samples() -> Iterator[tuple[chess.Board, float]]:
+        for count, record in enumerate(read_labels(label_path)):
+            if limit and count >= limit:
+                return
+            white = record.score if record.board.turn else -record.score
+            expected = 1.0 / (1.0 + math.exp(-white / scale))
+            yield record.board, lam * expected + (1.0 - lam) * record.result
+
+    return _write_set(samples(), out, config if config is not None else Config(), progress)
+
+
+def _write_set(samples: Iterable[tuple[chess.Board, float]], out: str | Path, config: Config,
+               progress: Callable[[int], None] | None) -> int:
+    """Trace every (board, label) of *samples* at *config*'s weights into *out*."""
     evaluator = Evaluator(config.eval)
     tempo = config.eval.tempo
     names: dict[str, int] = {}
@@ -146,26 +178,23 @@ def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | No
     mgs: list[int] = []
     egs: list[int] = []
     fens: list[str] = []
-    games = [game for path in pgn_paths for game in _games(Path(path))]
-    random.Random(seed).shuffle(games)
-    for game in games:
-        for board, result in _positions(game, skip):
-            trace = evaluator.trace(board)
-            row = len(results)
-            for name, (white, black) in trace.features.items():
-                if white != black:
-                    rows.append(row)
-                    cols.append(names.setdefault(name, len(names)))
-                    vals.append(white - black)
-            sign = 1 if board.turn == chess.WHITE else -1
-            results.append(result)
-            phases.append(trace.phase)
-            scales.append(trace.scale)
-            mgs.append(trace.mg + sign * tempo[0])  # tempo is a feature like the others
-            egs.append(trace.eg + sign * tempo[1])
-            fens.append(board.fen())
-            if progress is not None and len(results) % 1000 == 0:
-                progress(len(results))
+    for board, result in samples:
+        trace = evaluator.trace(board)
+        row = len(results)
+        for name, (white, black) in trace.features.items():
+            if white != black:
+                rows.append(row)
+                cols.append(names.setdefault(name, len(names)))
+                vals.append(white - black)
+        sign = 1 if board.turn == chess.WHITE else -1
+        results.append(result)
+        phases.append(trace.phase)
+        scales.append(trace.scale)
+        mgs.append(trace.mg + sign * tempo[0])  # tempo is a feature like the others
+        egs.append(trace.eg + sign * tempo[1])
+        fens.append(board.fen())
+        if progress is not None and len(results) % 1000 == 0:
+            progress(len(results))
     np.savez_compressed(
         out,
         names=np.array(sorted(names, key=names.__getitem__)),
@@ -232,14 +261,12 @@ class PositionSet:
                 part(last, self.rows[last] - cut, slice(cut, len(self))))
 
     def dense(self, features: list[str]) -> np.ndarray:
-        """The counts of *features* (columns) for every position (rows); a feature
-        that never occurs is a column of zeros."""
+        """The counts of *features* (columns; a name may repeat, as a midgame and an
+        endgame gene share their feature) for every position (rows); a feature that
+        never occurs is a column of zeros."""
         index = {name: i for i, name in enumerate(self.names)}
-        matrix = np.zeros((len(self), len(features)), dtype=np.float32)
-        for column, name in enumerate(features):
-            source = index.get(name)
-            if source is None:
-                continue
-            hit = self.cols == source
-            matrix[self.rows[hit], column] = self.vals[hit]
-        return matrix
+        # One scatter into a column per stored feature (the last one: never
+        # occurs), then the wanted columns picked, repeats included.
+        counts = np.zeros((len(self), len(self.names) + 1), dtype=np.float32)
+        counts[self.rows, self.cols] = self.vals
+        return counts[:, [index.get(name, len(self.names)) for name in features]]

@@ -13,6 +13,8 @@ A spec is a TOML file::
     ...
     [anneal]      # simulated annealing
     ...
+    [texel]       # gradient descent on the Texel error (positions fitness only)
+    ...
     [positions]   # the Texel fitness
     ...
     [games]       # the match fitness
@@ -35,7 +37,7 @@ from typing import Any
 from blitzaco.config import Config, ConfigError, config_from_dict, read_toml
 
 __all__ = [
-    "Gene", "Genome", "TuneSpec", "GaSettings", "AnnealSettings", "PositionSettings", "GameSettings",
+    "Gene", "Genome", "TuneSpec", "GaSettings", "AnnealSettings", "TexelSettings", "PositionSettings", "GameSettings",
     "load_spec", "default_spec_path",
 ]
 
@@ -229,6 +231,13 @@ class AnnealSettings:
 
 
 @dataclass(frozen=True)
+class TexelSettings:
+    steps: int = 600  # full-batch gradient steps
+    lr: float = 0.004  # Adam's step, as a share of each gene's range (cosine-annealed to 1/20)
+    log_every: int = 10
+
+
+@dataclass(frozen=True)
 class PositionSettings:
     k: float = 0.0  # scale of the sigmoid; 0: fitted to the base weights first
     max_positions: int = 0  # 0: all
@@ -249,6 +258,7 @@ class TuneSpec:
     bounds: dict[str, tuple[float, float]]
     ga: GaSettings = field(default_factory=GaSettings)
     anneal: AnnealSettings = field(default_factory=AnnealSettings)
+    texel: TexelSettings = field(default_factory=TexelSettings)
     positions: PositionSettings = field(default_factory=PositionSettings)
     games: GameSettings = field(default_factory=GameSettings)
 
@@ -276,7 +286,7 @@ def load_spec(path: str | Path) -> TuneSpec:
     """Read a tuning spec. Raises :class:`~blitzaco.config.ConfigError` naming the
     offending key."""
     data = read_toml(path)
-    unknown = set(data) - {"genome", "ga", "anneal", "positions", "games"}
+    unknown = set(data) - {"genome", "ga", "anneal", "texel", "positions", "games"}
     if unknown:
         raise ConfigError(f"spec: unknown section '{sorted(unknown)[0]}'")
     bounds: dict[str, tuple[float, float]] = {}
@@ -288,6 +298,7 @@ def load_spec(path: str | Path) -> TuneSpec:
         bounds,
         _settings(GaSettings, data.get("ga", {}), "ga"),
         _settings(AnnealSettings, data.get("anneal", {}), "anneal"),
+        _settings(TexelSettings, data.get("texel", {}), "texel"),
         _settings(PositionSettings, data.get("positions", {}), "positions"),
         _settings(GameSettings, data.get("games", {}), "games"),
     )
