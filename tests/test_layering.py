@@ -42,3 +42,19 @@ def test_the_check_would_see_a_tool() -> None:
     code = "import sys, blitzaco.uci, blitzaco.tools.perft\nprint('\\n'.join(sorted(sys.modules)))\n"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert "blitzaco.tools.perft" in loaded
+
+
+def test_start_up_does_not_load_traceback_until_a_bug_is_reported(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``traceback`` (with ``textwrap``) cost about 4 ms of start-up: the UCI loop loads
+    it only when it reports a bug, and then prints the exception being handled."""
+    code = "import sys, blitzaco.cli, blitzaco.uci\nprint('traceback' in sys.modules, 'textwrap' in sys.modules)\n"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["False", "False"]
+    from blitzaco.engine import print_traceback
+
+    try:
+        raise ValueError("a planted bug")
+    except ValueError:
+        print_traceback()
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: a planted bug" in err

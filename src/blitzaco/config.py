@@ -1,7 +1,10 @@
 """Every tunable number of the engine, read once from TOML into frozen dataclasses.
 
-The defaults live here, in code; the shipped ``config.toml`` is generated from them
-(``blitzaco config > config.toml``) and a test proves the two agree byte for byte.
+The defaults live in the shipped ``blitzaco/config.toml`` (package data), read and
+checked as strictly as a user's file when this module is imported; this module holds
+the schema (types, ranges, the help of every key) and writes TOML back
+(``blitzaco config`` prints the defaults, and a test proves that its output is the
+shipped file byte for byte; ``tune.py adopt`` rewrites that data file, never code).
 A file given with the ``ConfigFile`` UCI option replaces the defaults key by key:
 keys it leaves out keep their default, an unknown key or a value of the wrong type
 is refused with a :class:`ConfigError` that names the key.

@@ -18,7 +18,6 @@ import os
 import random
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -42,8 +41,17 @@ if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up 
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
-    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in",
+    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in", "print_traceback",
 ]
+
+
+def print_traceback() -> None:
+    """Print the exception being handled to stderr (a bug: the GUI gets an ``info
+    string``, the log the traceback). ``traceback`` is imported here, not at start-up,
+    where it cost about 4 ms (it brings ``linecache``, ``tokenize`` and ``textwrap``)."""
+    import traceback
+
+    traceback.print_exc(file=sys.stderr)
 
 DEFAULT_HASH_MB = 64
 #: The largest Threads value: the number of cores, at most 1 + smp.MAX_HELPERS (a test
@@ -400,7 +408,7 @@ class Engine:
         try:
             result = self._think(board, limits, control, report)
         except Exception as err:  # answer the GUI whatever happened
-            traceback.print_exc(file=sys.stderr)
+            print_traceback()
             report.message(f"error: search failed: {err!r}")
             legal = list(board.legal_moves)
             result = ThinkResult(legal[0] if legal else None)
@@ -519,7 +527,7 @@ class Engine:
                                                  self._helper_settings()):
                     report.message(message)
             except Exception as err:  # the main search goes on without helpers
-                traceback.print_exc(file=sys.stderr)
+                print_traceback()
                 report.message(f"error: helpers not started: {err!r}")
         try:
             for iteration in search.iterate(max_depth):
@@ -545,7 +553,7 @@ class Engine:
                     for message in pool.stop_search():
                         report.message(message)
                 except Exception as err:
-                    traceback.print_exc(file=sys.stderr)
+                    print_traceback()
                     report.message(f"error: helpers: {err!r}")
 
         pv, score, depth = search.best_line()

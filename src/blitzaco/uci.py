@@ -28,7 +28,6 @@ import re
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -47,6 +46,7 @@ from blitzaco.engine import (
     SearchInfo,
     ThinkResult,
     mate_in,
+    print_traceback,
 )
 from blitzaco.position import repetition_window
 from blitzaco.timeman import Limits
@@ -353,7 +353,7 @@ class UciProtocol:
         except _UciError as err:
             self._error(str(err))
         except Exception as err:  # a bug must not take the engine down with it
-            traceback.print_exc(file=sys.stderr)
+            print_traceback()
             self._error(f"internal error in '{command}': {err!r}")
         return True
 
