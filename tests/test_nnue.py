@@ -283,3 +283,53 @@ def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
         assert info["pv"][0] in board.legal_moves
     finally:
         engine.quit()
+
+
+def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
+    """``tune.py check-eval``: the held-out loss of the constant 0, the classical
+    evaluation and each network is the trainer's loss of the engine's own scores on
+    the file's last share; a residual net is added to the classical score."""
+    import math
+    import subprocess
+    import sys
+
+    from blitzaco.evaluate import Evaluator
+    from blitzaco.position import Position
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import check_evaluations
+
+    sample = DATA / "labels_sample.bin"
+    (tmp_path / "replace.bin").write_bytes(random_network(seed=3))
+    (tmp_path / "residual.bin").write_bytes(random_network(seed=4, residual=True))
+    nets = [str(tmp_path / "replace.bin"), str(tmp_path / "residual.bin")]
+    checks = check_evaluations(sample, nets, held_out=0.1)
+    assert [check.name for check in checks] == ["constant 0", "classical", "replace.bin", "residual.bin"]
+    held = list(read_labels(sample))[-60:]
+    evaluator = Evaluator(Config().eval)
+    replace = load_network(nets[0])
+    residual = load_network(nets[1])
+
+    def loss(scores: list[float]) -> float:
+        total = 0.0
+        for score, record in zip(scores, held, strict=True):
+            result = record.result if record.board.turn else 1 - record.result
+            target = 0.75 / (1 + math.exp(-record.score / 361)) + 0.25 * result
+            total += (1 / (1 + math.exp(-score / 361)) - target) ** 2
+        return total / len(held)
+
+    classical = [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in held]
+    assert checks[0].loss == pytest.approx(loss([0.0] * 60))
+    assert checks[1].loss == pytest.approx(loss(classical))
+    assert checks[2].loss == pytest.approx(loss([replace.evaluate_board(record.board) for record in held]))
+    assert checks[3].loss == pytest.approx(
+        loss([c + residual.evaluate_board(record.board) for c, record in zip(classical, held, strict=True)]))
+    assert checks[1].scaled_loss <= checks[1].loss and checks[1].microseconds > 0
+    script = Path(__file__).parent.parent / "scripts" / "tune.py"
+    shown = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net", nets[1]],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "classical" in shown.stdout and "residual.bin" in shown.stdout
+    (tmp_path / "bad.bin").write_bytes(b"not a network")
+    bad = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net",
+                          str(tmp_path / "bad.bin")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "bad.bin" in bad.stderr

@@ -5,6 +5,7 @@
     tune.py positions --labels runs/data/labels.bin --out runs/tune/labels.npz
     tune.py label --positions 2000000 --nodes 5000 --workers 2 --out runs/data/labels.bin
     tune.py train-net --data runs/data/labels.bin --hidden 32 --epochs 20 --out runs/nn/nn.bin
+    tune.py check-eval --data runs/data/labels.bin --net runs/nn/nn.bin   # held-out loss, us per evaluation
     tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
     tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
     tune.py texel --data runs/tune/labels.npz --spec .../labels_spec.toml --out runs/tune/texel
@@ -62,6 +63,14 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
     net.add_argument("--seed", type=int, default=1)
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
+
+    check = commands.add_parser(
+        "check-eval", help="held-out loss and cost per evaluation of the classical evaluation and of networks")
+    check.add_argument("--data", required=True, help="label file (tune.py label); its last share is held out")
+    check.add_argument("--net", action="append", default=[], help="a network file (repeatable)")
+    check.add_argument("--config", help="classical weights (default: the built-in ones)")
+    check.add_argument("--held-out", type=float, default=0.02, help="the last share of the file (as train-net)")
+    check.add_argument("--limit", type=int, help="use only the first N records (as train-net)")
 
     positions = commands.add_parser(
         "positions", help="the labelled quiet positions of PGN games, or of a Stockfish label file, traced")
@@ -126,6 +135,19 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "train-net":
         return _train_net(args)
+    if args.command == "check-eval":
+        from blitzaco.tools.tune.nn import check_evaluations
+
+        try:
+            checks = check_evaluations(args.data, args.net, config=base, held_out=args.held_out, limit=args.limit)
+        except (OSError, ValueError) as err:
+            print(f"tune: {err}", file=sys.stderr)
+            return 2
+        print(f"{'evaluation':>24} | held-out loss | best factor: loss | us per evaluation")
+        for item in checks:
+            print(f"{item.name:>24} | {item.loss:13.6f} | {item.factor:4.2f}: {item.scaled_loss:.6f} | "
+                  f"{item.microseconds:8.1f}")
+        return 0
     if args.command == "positions":
         from blitzaco.tools.tune.positions import extract, extract_labels
 

@@ -36,7 +36,10 @@ from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score"]
+__all__ = [
+    "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
+    "EvalCheck", "check_evaluations",
+]
 
 #: Index of the zero row that pads a position's feature list to 32 entries.
 PAD = INPUTS
@@ -262,3 +265,66 @@ def float_score(model: Any, board: chess.Board) -> float:
     own, other = board_features(board)
     with torch.no_grad():
         return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]))[0])
+
+
+@dataclass(frozen=True)
+class EvalCheck:
+    """One static evaluation measured on a label file's held-out positions."""
+
+    name: str
+    loss: float  # the trainer's held-out loss (see train)
+    scaled_loss: float  # the same with the score multiplied by the best factor (0.5 to 2)
+    factor: float  # that factor
+    microseconds: float  # per evaluation, as the search calls it (in process)
+
+
+def check_evaluations(path: str | Path, nets: list[str], *, config: Any = None, held_out: float = 0.02,
+                      lam: float = 0.75, scale: float = 361.0, limit: int | None = None) -> list[EvalCheck]:
+    """The held-out loss and the cost per evaluation of the engine's own static
+    evaluation (no torch: what the search calls, through
+    :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of the
+    label file at *path* (the share ``train`` holds out): the constant 0, the
+    classical evaluation of *config* (default: the shipped weights), and the
+    classical evaluation with each network of *nets* switched on (a residual net
+    added to it, another net instead of it)."""
+    import dataclasses
+
+    from blitzaco.config import Config
+    from blitzaco.pheromone import Trails
+    from blitzaco.static_eval import StaticEval
+    from blitzaco.tools.tune.labels import read_labels
+
+    config = config if config is not None else Config()
+    records = list(read_labels(path))
+    if limit is not None:
+        records = records[:limit]
+    held = records[len(records) - max(1, int(len(records) * held_out)):]
+    cp = np.array([record.score for record in held], dtype=np.float64)
+    result = np.array([record.result if record.board.turn else 1 - record.result for record in held])
+    target = lam / (1 + np.exp(-cp / scale)) + (1 - lam) * result
+
+    def loss(scores: np.ndarray) -> float:
+        return float(np.mean((1 / (1 + np.exp(-scores / scale)) - target) ** 2))
+
+    def measure(name: str, evaluate: Any, positions: list[Any]) -> EvalCheck:
+        started = time.perf_counter()
+        scores = np.array([evaluate(position) for position in positions], dtype=np.float64)
+        seconds = time.perf_counter() - started
+        factors = [0.5 + 0.05 * step for step in range(31)]
+        losses = [loss(factor * scores) for factor in factors]
+        best = int(np.argmin(losses))
+        return EvalCheck(name, loss(scores), losses[best], factors[best], 1e6 * seconds / len(positions))
+
+    checks = [EvalCheck("constant 0", loss(np.zeros(len(held))), loss(np.zeros(len(held))), 1.0, 0.0)]
+    variants: list[tuple[str, Any]] = [("classical", config)]
+    for net in nets:
+        nn_settings = dataclasses.replace(config.eval.nn, enabled=True, file=str(net), weight=1.0)
+        with_net = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn_settings))
+        variants.append((Path(net).name, with_net))
+    for name, variant in variants:
+        static = StaticEval(variant, Trails(variant.pheromone))
+        if variant.eval.nn.enabled and static.net is None:
+            raise ValueError(f"{name}: {static.network_message or 'the network could not be loaded'}")
+        positions = [static.position(record.board) for record in held]
+        checks.append(measure(name, static.evaluate, positions))
+    return checks
