@@ -41,7 +41,11 @@ from blitzaco.tools.tune.spec import (  # noqa: E402
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = {"eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-80.0, 80.0), "eval.tempo": (0.0, 40.0)}
+# Bounds that hold the shipped values (the shipped spec's), so that decoding the
+# shipped genes gives the shipped config back.
+SMALL = {
+    "eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-100.0, 100.0), "eval.tempo": (0.0, 40.0),
+}
 
 
 # ------------------------------------------------------------------- the genome
