@@ -523,7 +523,8 @@ def test_texel_descent_lowers_the_error_within_bounds_and_repeats(label_set: Pat
     settings = TexelSettings(steps=40, lr=0.02, log_every=5)
     first = texel(fitness, genome, settings, tmp_path / "a", progress=False)
     second = texel(fitness, genome, settings, tmp_path / "b", progress=False)
-    assert first.best == second.best  # nothing random
+    # Nothing random (a tolerance only for the float sums' order across BLAS threads).
+    assert max(abs(a - b) for a, b in zip(first.best, second.best, strict=True)) < 1e-3
     assert first.best_fitness > first.base_fitness
     assert all(gene.lo <= value <= gene.hi for gene, value in zip(genome.genes, first.best, strict=True))
     rows = _read_log(tmp_path / "a" / "log.csv")
