@@ -30,6 +30,8 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE
+
     parser = argparse.ArgumentParser(prog="tune.py", description="Tune BlitzACO's weights by self-play.")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -58,8 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--epochs", type=int, default=20)
     net.add_argument("--batch", type=int, default=16384)
     net.add_argument("--lr", type=float, default=2e-3, help="Adam's learning rate (cosine-annealed to 1/20)")
-    net.add_argument("--lam", type=float, default=0.75, help="weight of Stockfish's score against the result")
-    net.add_argument("--scale", type=float, default=361.0, help="centipawns per unit of the sigmoid")
+    net.add_argument("--lam", type=float, default=TARGET_LAM, help="weight of Stockfish's score against the result")
+    net.add_argument("--scale", type=float, default=TARGET_SCALE, help="centipawns per unit of the sigmoid")
     net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
     net.add_argument("--seed", type=int, default=1)
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
@@ -76,9 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         "positions", help="the labelled quiet positions of PGN games, or of a Stockfish label file, traced")
     positions.add_argument("pgn", nargs="*")
     positions.add_argument("--labels", help="a label file (tune.py label) instead of games")
-    positions.add_argument("--lam", type=float, default=0.75,
+    positions.add_argument("--lam", type=float, default=TARGET_LAM,
                            help="with --labels: weight of Stockfish's score against the result")
-    positions.add_argument("--scale", type=float, default=361.0,
+    positions.add_argument("--scale", type=float, default=TARGET_SCALE,
                            help="with --labels: centipawns per unit of the sigmoid of Stockfish's score")
     positions.add_argument("--limit", type=int, default=0, help="with --labels: the first N positions only")
     positions.add_argument("--skip", type=int, default=10, help="plies left out at the start of each game")

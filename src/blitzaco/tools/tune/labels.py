@@ -41,14 +41,19 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.engine
+import numpy as np
 
 from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune.positions import is_quiet, tuning_openings
 
-__all__ = ["MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "encode", "decode"]
+__all__ = [
+    "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",
+    "TARGET_LAM", "TARGET_SCALE", "target",
+]
 
 MAGIC = b"BACOLBL1"
 _RECORD = struct.Struct("<32sBBhB")
@@ -62,6 +67,11 @@ MAX_PLIES = 300
 #: Positions this close to the opening are not kept (plies of the game).
 SKIP_PLIES = 8
 _CASTLING = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
+#: What a label teaches (the network trainer, the Texel set, check-eval): this
+#: share of Stockfish's win probability, its score through a sigmoid of
+#: :data:`TARGET_SCALE` centipawns, plus the rest of the game's result.
+TARGET_LAM = 0.75
+TARGET_SCALE = 361.0
 
 
 @dataclass(frozen=True)
@@ -113,11 +123,25 @@ def decode(data: bytes) -> Record:
     return Record(board, score, result / 2)
 
 
-def read_labels(path: str | Path) -> Iterator[Record]:
-    """The records of a label file. Raises ValueError for a file of another kind."""
+def target(score: Any, result: Any, lam: float = TARGET_LAM, scale: float = TARGET_SCALE) -> Any:
+    """The expected result a label stands for (one view: Stockfish's *score* in
+    centipawns and the game's *result*, 1, 0.5 or 0, both for the same side):
+    ``lam * sigmoid(score / scale) + (1 - lam) * result``. Numbers or numpy arrays."""
+    return lam / (1.0 + np.exp(-score / scale)) + (1.0 - lam) * result
+
+
+def count_labels(path: str | Path) -> int:
+    """The number of records in a label file (from its size)."""
+    return (Path(path).stat().st_size - len(MAGIC)) // RECORD_BYTES
+
+
+def read_labels(path: str | Path, start: int = 0) -> Iterator[Record]:
+    """The records of a label file, from record *start* on (the ones before it are
+    skipped unread). Raises ValueError for a file of another kind."""
     with open(path, "rb") as handle:
         if handle.read(len(MAGIC)) != MAGIC:
             raise ValueError(f"{path} is not a label file")
+        handle.seek(len(MAGIC) + start * RECORD_BYTES)
         while chunk := handle.read(RECORD_BYTES):
             if len(chunk) != RECORD_BYTES:
                 raise ValueError(f"{path} ends in the middle of a record")

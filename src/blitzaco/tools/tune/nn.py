@@ -21,6 +21,7 @@ documents. torch is imported here only, never by the engine.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ import chess
 import numpy as np
 
 from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, encode_network, feature
-from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
+from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES, TARGET_LAM, TARGET_SCALE, target
 
 if TYPE_CHECKING:
     import torch
@@ -113,8 +114,8 @@ class TrainSettings:
     epochs: int = 20
     batch: int = 16384
     lr: float = 2e-3
-    lam: float = 0.75  # weight of Stockfish's score against the result in the target
-    scale: float = 361.0  # centipawns per unit of the sigmoid's argument
+    lam: float = TARGET_LAM  # weight of Stockfish's score against the result in the target
+    scale: float = TARGET_SCALE  # centipawns per unit of the sigmoid's argument
     held_out: float = 0.02
     seed: int = 1
     residual: bool = False
@@ -181,9 +182,7 @@ def train(
     fit = n - held
     stm = torch.from_numpy(data.stm)
     other = torch.from_numpy(data.other)
-    target = settings.lam * torch.sigmoid(torch.from_numpy(data.score) / settings.scale) + (
-        1 - settings.lam
-    ) * torch.from_numpy(data.result)
+    expected = torch.from_numpy(target(data.score, data.result, settings.lam, settings.scale).astype(np.float32))
     offset = torch.from_numpy((base / 100.0).astype(np.float32)) if base is not None else torch.zeros(n)
     model = _model(settings.hidden)
     optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr)
@@ -193,7 +192,7 @@ def train(
 
     def loss_of(index: torch.Tensor) -> torch.Tensor:
         output = model(stm[index], other[index]) + offset[index]
-        return ((torch.sigmoid(output * k) - target[index]) ** 2).mean()
+        return ((torch.sigmoid(output * k) - expected[index]) ** 2).mean()
 
     def held_out_loss() -> float:
         if not held:
@@ -279,7 +278,8 @@ class EvalCheck:
 
 
 def check_evaluations(path: str | Path, nets: list[str], *, config: Any = None, held_out: float = 0.02,
-                      lam: float = 0.75, scale: float = 361.0, limit: int | None = None) -> list[EvalCheck]:
+                      lam: float = TARGET_LAM, scale: float = TARGET_SCALE,
+                      limit: int | None = None) -> list[EvalCheck]:
     """The held-out loss and the cost per evaluation of the engine's own static
     evaluation (no torch: what the search calls, through
     :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of the
@@ -292,19 +292,18 @@ def check_evaluations(path: str | Path, nets: list[str], *, config: Any = None, 
     from blitzaco.config import Config
     from blitzaco.pheromone import Trails
     from blitzaco.static_eval import StaticEval
-    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.labels import count_labels, read_labels
 
     config = config if config is not None else Config()
-    records = list(read_labels(path))
-    if limit is not None:
-        records = records[:limit]
-    held = records[len(records) - max(1, int(len(records) * held_out)):]
+    count = count_labels(path) if limit is None else min(limit, count_labels(path))
+    start = count - max(1, int(count * held_out))
+    held = list(itertools.islice(read_labels(path, start), count - start))
     cp = np.array([record.score for record in held], dtype=np.float64)
     result = np.array([record.result if record.board.turn else 1 - record.result for record in held])
-    target = lam / (1 + np.exp(-cp / scale)) + (1 - lam) * result
+    expected = target(cp, result, lam, scale)
 
     def loss(scores: np.ndarray) -> float:
-        return float(np.mean((1 / (1 + np.exp(-scores / scale)) - target) ** 2))
+        return float(np.mean((1 / (1 + np.exp(-scores / scale)) - expected) ** 2))
 
     def measure(name: str, evaluate: Any, positions: list[Any]) -> EvalCheck:
         started = time.perf_counter()

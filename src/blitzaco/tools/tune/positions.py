@@ -16,7 +16,6 @@ No data is downloaded: the positions are the engine's own.
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -140,25 +139,28 @@ def extract(pgn_paths: list[str | Path], out: str | Path, *, config: Config | No
     return _write_set(samples, out, config if config is not None else Config(), progress)
 
 
-def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | None = None, lam: float = 0.75,
-                   scale: float = 361.0, limit: int = 0, progress: Callable[[int], None] | None = None) -> int:
+def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | None = None,
+                   lam: float | None = None, scale: float | None = None, limit: int = 0,
+                   progress: Callable[[int], None] | None = None) -> int:
     """Write the positions of a Stockfish label file (``tune.py label``) with their
     feature traces at *config*'s weights to *out* (``.npz``), as :func:`extract`
-    does for games. Each position's label is the network trainer's target:
-    ``lam * sigmoid(stockfish_cp / scale) + (1 - lam) * result`` (White's view), an
-    expected result between 0 and 1 like a game's result. The label file keeps the
+    does for games. Each position's label is the network trainer's target,
+    :func:`~blitzaco.tools.tune.labels.target` (White's view; *lam* and *scale*
+    default to its), an expected result between 0 and 1 like a game's result. The label file keeps the
     positions of a game together and its games in the order a seeded run played
     them, so the share :meth:`PositionSet.split` holds out is whole games. Returns
     the number of positions (at most *limit*, when it is not 0)."""
-    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE, read_labels, target
+
+    blend = TARGET_LAM if lam is None else lam
+    sigmoid_scale = TARGET_SCALE if scale is None else scale
 
     def samples() -> Iterator[tuple[chess.Board, float]]:
         for count, record in enumerate(read_labels(label_path)):
             if limit and count >= limit:
                 return
             white = record.score if record.board.turn else -record.score
-            expected = 1.0 / (1.0 + math.exp(-white / scale))
-            yield record.board, lam * expected + (1.0 - lam) * record.result
+            yield record.board, float(target(white, record.result, blend, sigmoid_scale))
 
     return _write_set(samples(), out, config if config is not None else Config(), progress)
 
