@@ -556,3 +556,15 @@ def test_texel_and_label_positions_through_the_script(label_set: Path, tmp_path:
     assert refused.returncode == 2 and "positions fitness only" in refused.stderr
     neither = run("positions", "--out", str(tmp_path / "n.npz"))
     assert neither.returncode == 2 and "--labels" in neither.stderr
+
+
+def test_label_files_are_counted_and_read_from_a_record_on() -> None:
+    from blitzaco.tools.tune.labels import count_labels, read_labels, target
+
+    records = list(read_labels(LABEL_SAMPLE))
+    assert count_labels(LABEL_SAMPLE) == len(records) == 600
+    tail = list(read_labels(LABEL_SAMPLE, 590))
+    assert [(r.board.fen(), r.score, r.result) for r in tail] == [(r.board.fen(), r.score, r.result)
+                                                                  for r in records[590:]]
+    assert target(0, 0.5) == 0.5 and target(361.0, 1.0, lam=1.0) == pytest.approx(1 / (1 + math.exp(-1)))
+    assert target(-10_000, 0.0) == pytest.approx(0.0, abs=1e-6)
