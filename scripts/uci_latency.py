@@ -20,12 +20,27 @@ It prints the minimum, median and maximum of each, in milliseconds. These are
 benchmark figures for a report, not test assertions: a shared machine makes them
 vary from run to run.
 
-    python scripts/uci_latency.py [--runs 10] [-- ENGINE COMMAND ...]
+With ``--startup-against OTHER`` it measures start-up only, for the engine command
+and OTHER (a shell-quoted command line) alternately, run after run, so that both
+see the same machine: the wall time from process start to ``uciok`` and the
+process's CPU time (user + system, read when it has exited after ``quit``). Set
+``PYTHONPATH`` per command with ``env``, e.g. to compare with an older checkout::
+
+    python scripts/uci_latency.py --runs 15 --startup-against \
+        "env PYTHONPATH=/path/to/old/src python -m blitzaco"
+
+Python compiles a module at every start unless its bytecode is cached: unset
+``PYTHONDONTWRITEBYTECODE`` and let one run warm the cache (the first run of each
+command is left out of the figures).
+
+    python scripts/uci_latency.py [--runs 10] [--startup-against OTHER] [-- ENGINE COMMAND ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -99,20 +114,57 @@ def measure(command: list[str], runs: int) -> dict[str, list[float]]:
     return results
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("command", nargs="*", help="engine command (default: python -m blitzaco)")
-    args = parser.parse_args()
-    command = args.command or [sys.executable, "-m", "blitzaco"]
-    results = measure(command, args.runs)
-    print(f"{' '.join(command)}: {args.runs} runs, milliseconds (min / median / max)")
+def startup(command: list[str]) -> tuple[float, float]:
+    """Wall time from process start to ``uciok`` and CPU time to exit, in ms."""
+    engine = Engine(command)
+    engine.send("uci")
+    wall = engine.wait_for("uciok") - engine.started
+    engine.send("quit")
+    _, _, usage = os.wait4(engine.proc.pid, 0)
+    engine.proc.returncode = 0  # reaped above
+    return wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def compare_startup(commands: list[list[str]], runs: int) -> dict[str, list[float]]:
+    """Start-up of each command, alternated, after one warming run each."""
+    results: dict[str, list[float]] = {}
+    for command in commands:
+        startup(command)
+    for _ in range(runs):
+        for command in commands:
+            wall, cpu = startup(command)
+            name = " ".join(command)
+            results.setdefault(f"{name}: start-up to uciok", []).append(wall)
+            results.setdefault(f"{name}: CPU time to exit", []).append(cpu)
+    return results
+
+
+def _print(results: dict[str, list[float]], scale: float) -> None:
     for name, values in results.items():
-        ms = sorted(v * 1000 for v in values)
+        ms = sorted(v * scale for v in values)
         if not ms:  # e.g. every self-play game ended before ply 100
             print(f"  {name:24s} no measurement")
             continue
         print(f"  {name:24s} {ms[0]:7.1f} / {statistics.median(ms):7.1f} / {ms[-1]:7.1f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--startup-against", metavar="OTHER", help="measure start-up only, alternating with this command line"
+    )
+    parser.add_argument("command", nargs="*", help="engine command (default: python -m blitzaco)")
+    args = parser.parse_args()
+    command = args.command or [sys.executable, "-m", "blitzaco"]
+    if args.startup_against:
+        results = compare_startup([command, shlex.split(args.startup_against)], args.runs)
+        print(f"start-up, {args.runs} alternated runs each, milliseconds (min / median / max)")
+        _print(results, 1.0)
+        return 0
+    results = measure(command, args.runs)
+    print(f"{' '.join(command)}: {args.runs} runs, milliseconds (min / median / max)")
+    _print(results, 1000.0)
     return 0
 
 

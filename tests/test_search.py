@@ -275,3 +275,38 @@ def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     assert engine.level() == 20
     full = engine.think(board, Limits(depth=3))
     assert full.nodes > 0  # full strength: no node cap, no pick
+
+
+def _material(board: chess.Board, color: bool) -> int:
+    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+    return sum(value * len(board.pieces(piece, color)) for piece, value in values.items())
+
+
+def _play(white: Engine, black: Engine, fen: str, nodes: int, plies: int = 200) -> tuple[chess.Board, str | None]:
+    """A game between two engines at a fixed node count a move (deterministic with
+    one thread and the levels' seeded choice): the final board and the result."""
+    board = chess.Board(fen)
+    for engine in (white, black):
+        engine.new_game()
+    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < plies:
+        mover = white if board.turn == chess.WHITE else black
+        board.push(mover.think(board, Limits(nodes=nodes)).move)
+    outcome = board.outcome(claim_draw=True)
+    return board, outcome.result() if outcome is not None else None
+
+
+@pytest.mark.parametrize("down_side_level", [0, 20])
+def test_a_low_level_loses_a_material_down_position_that_full_strength_wins(down_side_level: int) -> None:
+    """Black is a knight down. Full strength as Black beats level 0 as White anyway;
+    level 0 as Black loses it against full strength: the level changes the play, not
+    only the clock. Won: mated, or a rook's worth of material behind after 200 plies."""
+    fen = "r1bqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    down, up = searching_engine(), searching_engine()
+    down.set_option("skill_level", down_side_level)
+    up.set_option("skill_level", 20 - down_side_level)
+    board, result = _play(up, down, fen, nodes=1500)
+    lead = _material(board, chess.BLACK) - _material(board, chess.WHITE)
+    if down_side_level == 20:  # full strength, a knight down, wins
+        assert result == "0-1" or (result is None and lead >= 5), (result, lead, board.fen())
+    else:  # level 0, a knight down, loses
+        assert result == "1-0" or (result is None and lead <= -5), (result, lead, board.fen())
