@@ -43,6 +43,24 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
     assert mate_in(result.score) == moves_to_mate
 
 
+@pytest.mark.parametrize("switch", ["razoring", "improving"])
+def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
+    """Switches off by default (razoring, the improving rule): on, they change the
+    tree (a different node count at the same depth) and the mates are still found."""
+    from blitzaco.config import config_from_dict
+
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    switched = searching_engine(config_from_dict({"search": {switch: True}}))
+    assert switched.think(board, Limits(depth=7)).nodes != think(board, depth=7).nodes
+    for fen, moves, mate in (
+        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
+        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
+    ):
+        switched.new_game()
+        result = switched.think(chess.Board(fen), Limits(depth=2 * mate + 6))
+        assert result.move.uci() in moves and mate_in(result.score) == mate
+
+
 def test_prefers_mate_to_stalemate() -> None:
     board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")  # Qf7 stalemates, Qf8 mates
     result = think(board, depth=3)

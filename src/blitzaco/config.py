@@ -273,6 +273,17 @@ class SearchConfig:
     )
     futility_depth: int = _param("Largest depth where futility pruning applies (plies).", lo=0, hi=100)
     futility_margin: int = _param("Futility margin per ply of depth (centipawns).", lo=0, hi=10000)
+    razoring: bool = _param(
+        "Razoring: at shallow depth, when the static evaluation plus a margin growing with depth is below alpha, "
+        "a quiescence search decides; if no capture lifts the score to alpha, the node fails low at once."
+    )
+    razoring_depth: int = _param("Largest depth where razoring applies (plies).", lo=0, hi=100)
+    razoring_margin: int = _param("Razoring margin per ply of depth (centipawns).", lo=0, hi=10000)
+    improving: bool = _param(
+        "Whether the side to move's static evaluation rose since its previous move (two plies up) shapes the "
+        "pruning: reverse futility prunes one ply's margin sooner when it rose, and late moves are reduced one "
+        "ply more at non-PV nodes when it did not."
+    )
     late_move_pruning: bool = _param(
         "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
         "late_move_pruning_base + depth^2."

@@ -238,6 +238,9 @@ class Search:
         self._counters = [0] * 4096
         self._history = [0] * 8192
         self._moves = [0] * (MAX_PLY + 2)  # encoded move made at each ply (0: null or none)
+        # Static evaluation at each ply of the current line (with [search] improving);
+        # -INFINITE: in check or not known, which counts as improving.
+        self._statics = [-INFINITE] * (MAX_PLY + 2)
         self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
         # Pheromone trails: the ordering prior.
         self.trails = trails if trails is not None and trails.config.ordering else None
@@ -514,14 +517,28 @@ class Search:
         if self._per_node:
             self.static.enter(pos, ply, depth)
         static = -INFINITE if in_check else self.evaluate(pos)
+        improving = 0
+        lmr_extra = 0
+        if cfg.improving:
+            # Has the static evaluation risen since this side's previous move?
+            statics = self._statics
+            statics[ply] = static
+            before = statics[ply - 2] if ply >= 2 else -INFINITE
+            improving = 1 if not in_check and (static > before or before == -INFINITE) else 0
+            lmr_extra = 0 if improving or pv_node else 1
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line will fall below it.
             if (
                 cfg.reverse_futility
                 and depth <= cfg.reverse_futility_depth
-                and static - cfg.reverse_futility_margin * depth >= beta
+                and static - cfg.reverse_futility_margin * (depth - improving) >= beta
             ):
                 return static
+            # Razoring: far enough below alpha that only a capture could save the node.
+            if cfg.razoring and depth <= cfg.razoring_depth and static + cfg.razoring_margin * depth < alpha:
+                score = self._quiesce(ply, alpha - 1, alpha, False)
+                if score < alpha:
+                    return score
             # Null move: if passing still holds beta, a real move will too (not with
             # only king and pawns, where zugzwang makes passing the best "move").
             if (
@@ -603,7 +620,7 @@ class Search:
             else:
                 reduction = 0
                 if lmr and not tactical and not in_check and not gives_check and searched > cfg.lmr_min_moves:
-                    reduction = lmr_table[min(searched, 63)]
+                    reduction = lmr_table[min(searched, 63)] + lmr_extra
                     if pv_node:
                         reduction -= 1
                     if code == killers[0] or code == killers[1] or code == counter:
