@@ -207,13 +207,31 @@ def test_engine_plays_the_bundled_book_by_default(uci: UciProcess) -> None:
 
 def test_a_source_checkout_finds_its_own_assets(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run from a checkout with PYTHONPATH=src (no installed ``blitzaco.assets``), the
-    engine still finds the checkout's book and pheromone memory, and nothing else."""
+    engine still finds the checkout's book and pheromone memory, and nothing else;
+    plain files are found without importlib.resources."""
+    import importlib.resources
+
     import blitzaco.bundled as bundled
 
+    asked: list[str] = []
+
     def not_installed(package: str) -> None:
+        asked.append(package)
         raise ModuleNotFoundError(package)
 
-    monkeypatch.setattr(bundled.resources, "files", not_installed)
+    monkeypatch.setattr(importlib.resources, "files", not_installed)
     assert bundled.bundled_file("book.bin") == (ROOT / "assets" / "book.bin").resolve()
     assert bundled.bundled_file("pheromone.bin") == (ROOT / "assets" / "pheromone.bin").resolve()
+    assert asked == []
     assert bundled.bundled_file("no-such-file.bin") is None
+    assert asked == ["blitzaco.assets"]  # the last resort, for installs in a zip file
+
+
+def test_an_installed_package_finds_the_assets_beside_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A wheel installs the assets as blitzaco/assets: those come first."""
+    import blitzaco.bundled as bundled
+
+    (tmp_path / "book.bin").write_bytes(b"")
+    monkeypatch.setattr(bundled, "_PACKAGE_ASSETS", tmp_path)
+    assert bundled.bundled_file("book.bin") == tmp_path / "book.bin"
+    assert bundled.bundled_file("pheromone.bin") == (ROOT / "assets" / "pheromone.bin").resolve()

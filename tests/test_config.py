@@ -19,6 +19,34 @@ def test_shipped_config_is_exactly_the_defaults() -> None:
     assert SHIPPED.read_text() == dump_toml(), "the shipped defaults are not in blitzaco config's layout"
 
 
+def test_the_parsed_defaults_are_cached_like_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped file's parse is kept in __pycache__ (marshal), keyed by size and
+    modification time: read back unchanged, parsed again when the file changes or
+    the copy is damaged, never written when bytecode is not."""
+    import os
+    import sys
+
+    from blitzaco import config
+
+    path = tmp_path / "config.toml"
+    path.write_bytes(SHIPPED.read_bytes())
+    cache = tmp_path / "__pycache__" / config.CONFIG_CACHE_NAME
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    parsed = config._cached_parse(path)
+    assert not cache.exists()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert config._cached_parse(path) == parsed and cache.is_file()
+    assert config._cached_parse(path) == parsed  # from the copy
+    assert config_from_dict(parsed) == Config()
+
+    path.write_text(path.read_text().replace("aspiration_window = 40", "aspiration_window = 41"))
+    os.utime(path, ns=(1, 1))  # even an old time: the stamp differs
+    assert config._cached_parse(path)["search"]["aspiration_window"] == 41
+    cache.write_bytes(b"not marshal data")
+    assert config._cached_parse(path)["search"]["aspiration_window"] == 41
+    assert config._cached_parse(path)["search"]["aspiration_window"] == 41  # rewritten, read back
+
+
 def test_config_command_prints_the_shipped_file() -> None:
     out = subprocess.run([*ENGINE_COMMAND, "config"], capture_output=True, text=True, check=True).stdout
     assert out == SHIPPED.read_text()

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from importlib import resources
 from pathlib import Path
 
 __all__ = ["bundled_file", "read_user_file"]
 
+# blitzaco/bundled.py -> the installed package's assets
+_PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
 # src/blitzaco/bundled.py -> the checkout's top folder
 _CHECKOUT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -23,13 +24,20 @@ def bundled_file(name: str) -> Path | None:
     if frozen_root is not None:
         path = Path(frozen_root) / "blitzaco" / "assets" / name
         return path if path.is_file() else None
+    # Installed (a wheel puts blitzaco.assets beside this module), or a source
+    # checkout run with PYTHONPATH=src (a worktree of an older commit in a match,
+    # say), which finds its own book and memory: plain files, found without
+    # importlib.resources (several milliseconds of start-up where nothing else
+    # imported it).
+    for path in (_PACKAGE_ASSETS / name, _CHECKOUT_ASSETS / name):
+        if path.is_file():
+            return path
+    from importlib import resources  # elsewhere (a zip file, an editable install's finder)
+
     try:
         found = resources.files("blitzaco.assets").joinpath(name)
     except (ModuleNotFoundError, TypeError):
-        # Not installed: a source checkout run with PYTHONPATH=src (a worktree of an
-        # older commit in a match, say) still finds its own book and memory.
-        path = _CHECKOUT_ASSETS / name
-        return path if path.is_file() else None
+        return None
     return Path(str(found)) if found.is_file() else None
 
 

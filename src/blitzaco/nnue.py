@@ -44,7 +44,6 @@ The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``.
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
 from dataclasses import dataclass
@@ -201,6 +200,8 @@ def encode_network(
     meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB,
 ) -> bytes:
     """The bytes of a network file (see the module docstring) from quantised weights."""
+    import json  # only the trainer writes networks
+
     if len(w1) != INPUTS * hidden or len(b1) != hidden or len(w2) != 2 * hidden:
         raise ValueError("weights do not match the hidden size")
     body = bytearray(MAGIC)
@@ -217,6 +218,8 @@ def encode_network(
 
 def decode_network(data: bytes, name: str = "") -> Network:
     """A :class:`Network` from a file's bytes. Raises :class:`NetworkError`."""
+    import json  # only when a network is switched on (not at start-up)
+
     if len(data) < len(MAGIC) + _HEADER.size + 12 or data[: len(MAGIC)] != MAGIC:
         raise NetworkError("not a BlitzACO network file")
     (crc,) = struct.unpack_from("<I", data, len(data) - 4)
