@@ -333,3 +333,16 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net",
                           str(tmp_path / "bad.bin")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "bad.bin" in bad.stderr
+
+
+def test_lazy_evaluation_is_only_for_the_classical_evaluation_alone(tmp_path: Path) -> None:
+    """The search's lazy evaluation stands in material and tables for the classical
+    score; with any other term in the score it must not."""
+    plain = StaticEval(Config(), Trails(Config().pheromone))
+    assert plain.classical_only()
+    plain.use_trails(True)  # the pheromone bonus
+    assert not plain.classical_only()
+    assert not StaticEval(config_from_dict({"eval": {"classical": False}}), Trails(Config().pheromone)).classical_only()
+    for residual in (False, True):
+        with_net = _static(tmp_path, random_network(residual=residual))
+        assert with_net.net is not None and not with_net.classical_only()

@@ -43,9 +43,9 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
     assert mate_in(result.score) == moves_to_mate
 
 
-@pytest.mark.parametrize("switch", ["razoring", "improving"])
+@pytest.mark.parametrize("switch", ["razoring", "improving", "lazy_eval"])
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
-    """Switches off by default (razoring, the improving rule): on, they change the
+    """Switches off by default (razoring, the improving rule, lazy evaluation): on, they change the
     tree (a different node count at the same depth) and the mates are still found."""
     from blitzaco.config import config_from_dict
 

@@ -345,6 +345,14 @@ class SearchConfig:
         "Order captures that lose material (by static exchange evaluation) after the quiet moves."
     )
     qsearch_see_pruning: bool = _param("Skip captures that lose material in the quiescence search.")
+    lazy_eval: bool = _param(
+        "Lazy evaluation in the quiescence search: when material and piece-square tables alone are more than "
+        "lazy_eval_margin beyond the window, stand pat on that bound instead of computing the classical terms "
+        "(only with the classical evaluation alone: no network, spectral or pheromone term)."
+    )
+    lazy_eval_margin: int = _param(
+        "How far the classical terms are taken to reach at most (centipawns).", lo=0, hi=10000
+    )
     delta_pruning: bool = _param("Skip quiescence captures that cannot lift the score to alpha even with a margin.")
     delta_margin: int = _param("Delta-pruning margin over the captured piece (centipawns).", lo=0, hi=10000)
     killers: bool = _param("Try two quiet moves that caused cutoffs at the same ply early.")

@@ -32,6 +32,7 @@ from operator import itemgetter
 import chess
 
 from blitzaco.config import SearchConfig
+from blitzaco.evaluate import FULL_PHASE
 from blitzaco.movepick import (
     CODE_MASK,
     RISKY,
@@ -242,6 +243,8 @@ class Search:
         # -INFINITE: in check or not known, which counts as improving.
         self._statics = [-INFINITE] * (MAX_PLY + 2)
         self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
+        # Lazy evaluation in the quiescence search: 0 when off.
+        self._lazy_margin = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
         # Pheromone trails: the ordering prior.
         self.trails = trails if trails is not None and trails.config.ordering else None
 
@@ -709,7 +712,19 @@ class Search:
                 return -MATE + ply
             stand_pat = -INFINITE
         else:
-            best = self.evaluate(pos)
+            lazy_margin = self._lazy_margin
+            if lazy_margin:
+                # Material and tables alone, far outside the window: the classical
+                # terms cannot bring the score back (see lazy_eval_margin).
+                phase = pos.phase if pos.phase < FULL_PHASE else FULL_PHASE
+                quick = (pos.mg * phase + pos.eg * (FULL_PHASE - phase)) // FULL_PHASE
+                if not board.turn:
+                    quick = -quick
+                if quick - lazy_margin >= beta:
+                    return quick - lazy_margin
+                best = quick + lazy_margin if quick + lazy_margin <= alpha else self.evaluate(pos)
+            else:
+                best = self.evaluate(pos)
             stand_pat = best
             if best >= beta:
                 return best

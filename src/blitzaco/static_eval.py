@@ -80,6 +80,12 @@ class StaticEval:
         else:
             self.evaluate = self._composed
 
+    def classical_only(self) -> bool:
+        """Whether the score is the classical evaluation alone (no network, spectral
+        or pheromone term): then material and piece-square tables, which the
+        position keeps incrementally, are most of it (the search's lazy evaluation)."""
+        return self.evaluate == self.classical.evaluate and self.classical.classical
+
     def position(self, board: chess.Board) -> Position:
         """The search's :class:`Position` of *board*, with the network's accumulator
         when the network is on."""
