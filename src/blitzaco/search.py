@@ -39,6 +39,7 @@ from blitzaco.movepick import (
     SEE_VALUES,
     CheckTest,
     capture_moves,
+    evasion_codes,
     evasions,
     is_check,
     legality_masks,
@@ -707,9 +708,7 @@ class Search:
             self.static.enter(pos, ply, 0)
         if in_check:
             best = -INFINITE
-            moves = [encode_move(move) for move in board.generate_legal_moves()]
-            if not moves:
-                return -MATE + ply
+            moves = evasion_codes(board)  # pseudo-legal: tested below; none legal is mate
             stand_pat = -INFINITE
         else:
             lazy_margin = self._lazy_margin
@@ -739,7 +738,7 @@ class Search:
                     targets = board.occupied_co[not board.turn] & _delta_targets(board, need)
             moves = capture_moves(board, targets)
         if not moves:
-            return best
+            return -MATE + ply if in_check else best
         cfg = self.config
         delta = cfg.delta_pruning and not in_check
         see_prune = cfg.qsearch_see_pruning
@@ -766,6 +765,8 @@ class Search:
                     alpha = score
                     if score >= beta:
                         break
+        if best == -INFINITE:  # in check, and every evasion was illegal
+            return -MATE + ply
         return best
 
 
