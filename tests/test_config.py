@@ -19,32 +19,35 @@ def test_shipped_config_is_exactly_the_defaults() -> None:
     assert SHIPPED.read_text() == dump_toml(), "the shipped defaults are not in blitzaco config's layout"
 
 
-def test_the_parsed_defaults_are_cached_like_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shipped file's parse is kept in __pycache__ (marshal), keyed by size and
-    modification time: read back unchanged, parsed again when the file changes or
-    the copy is damaged, never written when bytecode is not."""
-    import os
-    import sys
-
+def test_the_parsed_defaults_are_cached_like_bytecode(tmp_path: Path) -> None:
+    """The shipped file's parse is kept (marshal) and keyed by the file's size and
+    CRC-32: read back while the file is unchanged, parsed again when it changes or
+    the copy is damaged, not written when told not to (no bytecode); the frozen
+    build writes its copy with write_config_cache."""
     from blitzaco import config
 
     path = tmp_path / "config.toml"
     path.write_bytes(SHIPPED.read_bytes())
     cache = tmp_path / "__pycache__" / config.CONFIG_CACHE_NAME
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    parsed = config._cached_parse(path)
+    parsed = config._cached_parse(path, cache, write=False)
     assert not cache.exists()
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert config._cached_parse(path) == parsed and cache.is_file()
-    assert config._cached_parse(path) == parsed  # from the copy
+    assert config._cached_parse(path, cache, write=True) == parsed and cache.is_file()
+    copy = cache.read_bytes()
+    assert config._cached_parse(path, cache, write=True) == parsed and cache.read_bytes() == copy  # from the copy
     assert config_from_dict(parsed) == Config()
 
-    path.write_text(path.read_text().replace("aspiration_window = 40", "aspiration_window = 41"))
-    os.utime(path, ns=(1, 1))  # even an old time: the stamp differs
-    assert config._cached_parse(path)["search"]["aspiration_window"] == 41
+    path.write_text(path.read_text().replace("aspiration_window = 40", "aspiration_window = 41"))  # same size
+    assert config._cached_parse(path, cache, write=False)["search"]["aspiration_window"] == 41
+    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == 41
+    assert cache.read_bytes() != copy  # renewed
     cache.write_bytes(b"not marshal data")
-    assert config._cached_parse(path)["search"]["aspiration_window"] == 41
-    assert config._cached_parse(path)["search"]["aspiration_window"] == 41  # rewritten, read back
+    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == 41
+
+    built = tmp_path / "frozen" / config.CONFIG_CACHE_NAME
+    config.write_config_cache(SHIPPED, built)
+    frozen = tmp_path / "frozen" / "config.toml"
+    frozen.write_bytes(SHIPPED.read_bytes())
+    assert config._cached_parse(frozen, built, write=False) == parsed
 
 
 def test_config_command_prints_the_shipped_file() -> None:

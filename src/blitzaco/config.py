@@ -176,54 +176,75 @@ def _shipped_defaults() -> dict[str, Any]:
     """The shipped ``config.toml`` (package data; beside the frozen build's files),
     parsed: the source of every default."""
     frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:
-        return _parse_toml((Path(frozen_root) / "blitzaco" / "config.toml").read_bytes())
+    if frozen_root is not None:  # the build put the parsed copy beside the file
+        folder = Path(frozen_root) / "blitzaco"
+        return _cached_parse(folder / "config.toml", folder / CONFIG_CACHE_NAME, write=False)
     path = Path(__file__).with_name("config.toml")
     if path.is_file():
-        return _cached_parse(path)
+        return _cached_parse(path, path.parent / "__pycache__" / CONFIG_CACHE_NAME, write=not sys.dont_write_bytecode)
     from importlib import resources  # installed in a zip file: nothing to cache beside it
 
     return _parse_toml(resources.files("blitzaco").joinpath("config.toml").read_bytes())
 
 
 def _parse_toml(data: bytes) -> dict[str, Any]:
-    import tomllib  # not imported at start-up when the cached copy is read
+    import tomllib  # not imported at start-up when the parsed copy is read
 
     return tomllib.loads(data.decode("utf-8"))
 
 
-#: The parsed defaults' cache file, in the ``__pycache__`` folder beside config.toml.
+#: The file name of the parsed defaults' copy: in the ``__pycache__`` folder beside
+#: config.toml (installed), or beside it (frozen; written by the build).
 CONFIG_CACHE_NAME = f"config.toml.{sys.implementation.cache_tag}.marshal"
 
 
-def _cached_parse(path: Path) -> dict[str, Any]:
-    """*path* parsed, through a ``marshal`` copy of the result kept in
-    ``__pycache__`` and keyed by the file's size and modification time, as Python
-    keeps bytecode (and, as Python, not written when ``sys.dont_write_bytecode``):
-    reading the copy costs about a tenth of a millisecond at start-up, importing
+def _stamp(data: bytes) -> tuple[int, int]:
+    """What the parsed copy must match: the file's size and CRC-32."""
+    import zlib  # already loaded by the interpreter's start-up
+
+    return len(data), zlib.crc32(data)
+
+
+def _cached_parse(path: Path, cache: Path, *, write: bool) -> dict[str, Any]:
+    """*path* parsed, through a ``marshal`` copy of the result at *cache*, keyed by
+    the file's size and CRC-32 (*write*: make or renew the copy when it does not
+    match, as Python keeps bytecode; not when ``sys.dont_write_bytecode``).
+    Reading the copy costs about a tenth of a millisecond at start-up, importing
     tomllib and parsing the file several milliseconds. Any problem with the copy
     means parsing the file."""
     import marshal
 
-    stat = path.stat()
-    stamp = (stat.st_size, stat.st_mtime_ns)
-    cache = path.parent / "__pycache__" / CONFIG_CACHE_NAME
+    data = path.read_bytes()
+    stamp = _stamp(data)
     try:
-        cached_stamp, data = marshal.loads(cache.read_bytes())
-        if cached_stamp == stamp and isinstance(data, dict):
-            return data
+        cached_stamp, parsed = marshal.loads(cache.read_bytes())
+        if cached_stamp == stamp and isinstance(parsed, dict):
+            return parsed
     except (OSError, EOFError, ValueError, TypeError):
         pass
-    data = _parse_toml(path.read_bytes())
-    if not sys.dont_write_bytecode:
+    parsed = _parse_toml(data)
+    if write:
         try:
-            cache.parent.mkdir(exist_ok=True)
-            partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-            partial.write_bytes(marshal.dumps((stamp, data)))
-            os.replace(partial, cache)  # atomic: a concurrent start reads the old copy or the new
+            _write_cache(cache, stamp, parsed)
         except (OSError, ValueError):
             pass
-    return data
+    return parsed
+
+
+def _write_cache(cache: Path, stamp: tuple[int, int], parsed: dict[str, Any]) -> None:
+    import marshal
+
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+    partial.write_bytes(marshal.dumps((stamp, parsed)))
+    os.replace(partial, cache)  # atomic: a concurrent start reads the old copy or the new
+
+
+def write_config_cache(path: str | Path, cache: str | Path) -> None:
+    """Write the parsed copy of the TOML file *path* to *cache* (the frozen build
+    puts it beside config.toml, so that the binary does not parse the file)."""
+    data = Path(path).read_bytes()
+    _write_cache(Path(cache), _stamp(data), _parse_toml(data))
 
 
 _SHIPPED = _shipped_defaults()
