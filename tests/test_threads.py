@@ -158,6 +158,34 @@ def test_go_nodes_counts_the_nodes_of_every_process() -> None:
 
 
 @two_cores
+def test_helpers_are_sent_only_the_moves_a_repetition_can_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Late in a game the helpers get the position with the moves since the last
+    capture or pawn move, not the whole game's move stack (pickled at every search)."""
+    engine = Engine()
+    try:
+        engine.set_option("own_book", False)
+        engine.set_option("threads", 2)
+        assert engine.pool is not None
+        sent: list[chess.Board] = []
+        start_search = engine.pool.start_search
+
+        def spy(board: chess.Board, *args, **kwargs):  # type: ignore[no-untyped-def]
+            sent.append(board)
+            return start_search(board, *args, **kwargs)
+
+        monkeypatch.setattr(engine.pool, "start_search", spy)
+        board = chess.Board()
+        for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"):
+            board.push_uci(uci)
+        engine.think(board, Limits(depth=2))
+        assert len(sent) == 1 and sent[0] == board  # the same position, side and rights
+        assert [m.uci() for m in sent[0].move_stack] == ["g1f3", "b8c6", "f1c4", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"]
+        assert sent[0].halfmove_clock == board.halfmove_clock == 8
+    finally:
+        engine.close()
+
+
+@two_cores
 def test_ucinewgame_and_clear_hash_clear_the_shared_table() -> None:
     engine = Engine()
     try:
