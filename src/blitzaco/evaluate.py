@@ -40,7 +40,10 @@ from blitzaco.config import EvalConfig
 if TYPE_CHECKING:
     from blitzaco.position import Position
 
-__all__ = ["Evaluator", "Trace", "PHASE_WEIGHT", "FULL_PHASE", "SCALE_NORMAL", "PsqTable", "TERMS", "format_trace"]
+__all__ = [
+    "Evaluator", "Trace", "PHASE_WEIGHT", "FULL_PHASE", "SCALE_NORMAL", "PsqTable", "TERMS", "format_trace",
+    "material_and_tables",
+]
 
 #: Phase contribution by piece type (index = chess.PAWN ... chess.KING): knight and
 #: bishop 1, rook 2, queen 4, so the starting position has phase 24.
@@ -210,7 +213,7 @@ class Evaluator:
         search meets the same position again and again (transpositions, re-searches)."""
         board = pos.board
         if not self.classical:
-            return _blend(pos.mg, pos.eg, pos.phase, SCALE_NORMAL, board.turn, 0, 0)
+            return material_and_tables(pos)
         cache = self._eval_cache
         score = cache.get(pos.key)
         if score is not None:
@@ -606,6 +609,13 @@ def format_trace(trace: Trace) -> list[str]:
         f"endgame scale {trace.scale}/{SCALE_NORMAL}"
     )
     return lines
+
+
+def material_and_tables(pos: Position) -> int:
+    """The score of material and piece-square tables alone (kept incrementally by
+    the position), for the side to move: the evaluation with ``classical`` off, and
+    the search's lazy estimate of the classical one."""
+    return _blend(pos.mg, pos.eg, pos.phase, SCALE_NORMAL, pos.board.turn, 0, 0)
 
 
 def _blend(mg: int, eg: int, phase: int, scale: int, turn: bool, tempo_mg: int, tempo_eg: int) -> int:

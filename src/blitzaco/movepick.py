@@ -91,11 +91,6 @@ _NOT_FILE_H = ~chess.BB_FILE_H & chess.BB_ALL
 _SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
 _EP_RANKS = (chess.BB_RANK_4, chess.BB_RANK_5)
 
-#: Squares strictly between two squares on a line (0 otherwise), and the whole line
-#: through both beyond them too (python-chess's ``between`` and ``ray``).
-_BETWEEN = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
-_RAY = [[chess.ray(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
-
 #: Sort key of a quiet move with a pheromone trail: above every history score.
 PRIOR_BASE = 1 << 40
 
@@ -612,7 +607,7 @@ def evasion_codes(board: chess.Board) -> list[int]:
     if not king_bb:
         return []
     king = king_bb.bit_length() - 1
-    checkers = _attackers(board, not us, king, occupied) & theirs
+    checkers = board.attackers_mask(not us, king)
     if not checkers:
         return []
     sliders = checkers & (board.bishops | board.rooks | board.queens)
@@ -620,12 +615,12 @@ def evasion_codes(board: chess.Board) -> list[int]:
     while sliders:
         checker = sliders.bit_length() - 1
         sliders ^= 1 << checker
-        attacked |= _RAY[king][checker] & ~_BB_SQUARES[checker]
+        attacked |= chess.BB_RAYS[king][checker] & ~_BB_SQUARES[checker]
     codes = [king | to << 6 for to in _scan(_KING_ATTACKS[king] & ~ours & ~attacked)]
     checker = checkers.bit_length() - 1
     if checkers & (checkers - 1):
         return codes  # double check: only the king moves
-    target = _BETWEEN[king][checker] | checkers
+    target = chess.between(king, checker) | checkers
     append = codes.append
     pawns = board.pawns
     for frm in _scan(ours & ~pawns & ~board.kings):
@@ -682,21 +677,6 @@ def _add_pawn_move(append: Callable[[int], None], frm: int, to: int) -> None:
         append(code)
 
 
-def _attackers(board: chess.Board, color: chess.Color, square: int, occupied: int) -> int:
-    """The pieces of any colour that attack *square* as *color*'s pieces would
-    (mask with that colour's pieces)."""
-    queens = board.queens
-    rank = _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
-    straight = rank | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
-    return (
-        (_KNIGHT_ATTACKS[square] & board.knights)
-        | (_PAWN_ATTACKS[not color][square] & board.pawns)
-        | (_DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & (board.bishops | queens))
-        | (straight & (board.rooks | queens))
-        | (_KING_ATTACKS[square] & board.kings)
-    )
-
-
 def evasions(board: chess.Board, tt_move: int) -> list[tuple[int, bool]]:
     """The moves out of check (:func:`evasion_codes`: pseudo-legal, the search tests
     them): the table's move, then captures by most valuable victim, then the rest.
@@ -722,7 +702,7 @@ def evasions(board: chess.Board, tt_move: int) -> list[tuple[int, bool]]:
     return [(code, tactical) for _, code, tactical in scored]
 
 
-def legality_masks(board: chess.Board, in_check: bool) -> tuple[chess.Bitboard, chess.Square | None]:
+def legality_masks(board: chess.Board) -> tuple[chess.Bitboard, chess.Square | None]:
     """Which pseudo-legal moves need the after-make test "is my king attacked?"
     (:func:`was_into_check`): those from a square of the first mask, and those to the
     en passant square (the second). The search writes the test inline:
@@ -731,7 +711,7 @@ def legality_masks(board: chess.Board, in_check: bool) -> tuple[chess.Bitboard, 
     Only king moves, en passant captures and moves of a piece standing on a line
     through the king (it may be pinned) can leave it attacked; in check, the same
     holds for the evasions (:func:`evasion_codes`), which block or take the checker
-    or move the king. *in_check* is kept for the callers' symmetry."""
+    or move the king."""
     king = board.kings & board.occupied_co[board.turn]
     lines = _KING_LINES[king.bit_length() - 1] if king else chess.BB_ALL
     return lines | board.kings, board.ep_square

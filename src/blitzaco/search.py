@@ -32,7 +32,7 @@ from operator import itemgetter
 import chess
 
 from blitzaco.config import SearchConfig
-from blitzaco.evaluate import FULL_PHASE
+from blitzaco.evaluate import material_and_tables
 from blitzaco.movepick import (
     CODE_MASK,
     RISKY,
@@ -527,8 +527,9 @@ class Search:
             # Has the static evaluation risen since this side's previous move?
             statics = self._statics
             statics[ply] = static
-            before = statics[ply - 2] if ply >= 2 else -INFINITE
-            improving = 1 if not in_check and (static > before or before == -INFINITE) else 0
+            # In check static is -INFINITE (not improving); an unknown earlier value
+            # is -INFINITE too (improving).
+            improving = 1 if static > (statics[ply - 2] if ply >= 2 else -INFINITE) else 0
             lmr_extra = 0 if improving or pv_node else 1
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line will fall below it.
@@ -590,7 +591,7 @@ class Search:
             )
         lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
         lmr_table = self._lmr[min(depth, 63)]
-        suspects, ep_square = legality_masks(board, in_check)
+        suspects, ep_square = legality_masks(board)
         check_test = None
         original_alpha = alpha
         best = -INFINITE
@@ -715,10 +716,7 @@ class Search:
             if lazy_margin:
                 # Material and tables alone, far outside the window: the classical
                 # terms cannot bring the score back (see lazy_eval_margin).
-                phase = pos.phase if pos.phase < FULL_PHASE else FULL_PHASE
-                quick = (pos.mg * phase + pos.eg * (FULL_PHASE - phase)) // FULL_PHASE
-                if not board.turn:
-                    quick = -quick
+                quick = material_and_tables(pos)
                 if quick - lazy_margin >= beta:
                     return quick - lazy_margin
                 best = quick + lazy_margin if quick + lazy_margin <= alpha else self.evaluate(pos)
@@ -737,13 +735,13 @@ class Search:
                 if need >= _DELTA_VALUES[chess.PAWN]:
                     targets = board.occupied_co[not board.turn] & _delta_targets(board, need)
             moves = capture_moves(board, targets)
-        if not moves:
-            return -MATE + ply if in_check else best
+        if not moves and not in_check:
+            return best
         cfg = self.config
         delta = cfg.delta_pruning and not in_check
         see_prune = cfg.qsearch_see_pruning
         # The moves that may leave the king attacked (see legality_masks), tested inline.
-        suspects, ep_square = legality_masks(board, in_check)
+        suspects, ep_square = legality_masks(board)
         for code in moves:
             if code & RISKY:  # never in check: evasions carry no flag
                 code &= CODE_MASK
@@ -765,7 +763,7 @@ class Search:
                     alpha = score
                     if score >= beta:
                         break
-        if best == -INFINITE:  # in check, and every evasion was illegal
+        if best == -INFINITE:  # in check, and no evasion (or none legal)
             return -MATE + ply
         return best
 

@@ -32,7 +32,7 @@ def _legal_codes(pos: Position) -> list[int]:
         moves = evasions(board, 0)
     else:
         moves = list(ordered_moves(board, 0, _NO_KILLERS, 0, _NO_HISTORY, False))
-    suspects, ep_square = legality_masks(board, checked)
+    suspects, ep_square = legality_masks(board)
     legal = []
     for code, _ in moves:
         if _BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square:
