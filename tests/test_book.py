@@ -110,6 +110,26 @@ def test_pgn_weighting_by_results(tmp_path: Path) -> None:
     assert (start, chess.D4 | chess.D2 << 6) not in entries  # lost every time: weight 0, dropped
 
 
+def test_pgn_min_games_and_max_ply(tmp_path: Path) -> None:
+    """PolyGlot's -min-game and -max-ply, without PolyGlot: a move is kept when
+    played in at least min_games games, and only the first max_ply plies count."""
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[Result "1/2-1/2"]\n\n1. e4 e5 2. Nf3 Nc6 1/2-1/2\n\n' * 3 + '[Result "1-0"]\n\n1. d4 d5 1-0\n\n')
+
+    def moves(**kwargs: int) -> set[str]:
+        return {_uci(entry.move) for entry in pgn_entries([pgn], **kwargs)}
+
+    assert moves() == {"e2e4", "e7e5", "g1f3", "b8c6"}  # d4 (once) is below the default of 3 games
+    assert moves(min_games=1) == {"e2e4", "e7e5", "g1f3", "b8c6", "d2d4"}  # d5 lost: weight 0, dropped
+    assert moves(max_ply=2) == {"e2e4", "e7e5"}
+    assert moves(min_games=4) == set()
+
+
+def _uci(move: int) -> str:
+    """A PolyGlot move word as from-square and to-square (no promotions here)."""
+    return chess.square_name(move >> 6 & 63) + chess.square_name(move & 63)
+
+
 def test_shipped_book_is_built_from_the_shipped_database() -> None:
     data, problems, count = build_book(ROOT / "assets" / "openings.txt")
     assert problems == []

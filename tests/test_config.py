@@ -33,8 +33,18 @@ def test_the_parsed_defaults_are_cached_like_bytecode(tmp_path: Path) -> None:
     assert not cache.exists()
     assert config._cached_parse(path, cache, write=True) == parsed and cache.is_file()
     copy = cache.read_bytes()
-    assert config._cached_parse(path, cache, write=True) == parsed and cache.read_bytes() == copy  # from the copy
+    assert config._cached_parse(path, cache, write=True) == parsed and cache.read_bytes() == copy
     assert config_from_dict(parsed) == Config()
+    # The copy is what is read while the stamp matches (a planted one is returned
+    # as it is), and ignored once the stamp does not match the file.
+    import marshal
+
+    stamp = config._stamp(path.read_bytes())
+    cache.write_bytes(marshal.dumps((stamp, {"planted": 1})))
+    assert config._cached_parse(path, cache, write=True) == {"planted": 1}
+    cache.write_bytes(marshal.dumps(((stamp[0], stamp[1] ^ 1), {"planted": 1})))
+    assert config._cached_parse(path, cache, write=True) == parsed
+    assert cache.read_bytes() == copy  # renewed from the file
 
     path.write_text(path.read_text().replace("aspiration_window = 40", "aspiration_window = 41"))  # same size
     assert config._cached_parse(path, cache, write=False)["search"]["aspiration_window"] == 41

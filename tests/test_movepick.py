@@ -12,7 +12,7 @@ import pytest
 from blitzaco.movepick import evasion_codes, evasions
 from blitzaco.moves import decode_move, encode_move
 
-# Checks of every kind, and two positions out of check: (FEN, in check).
+# Checks of every kind, and two positions out of check (no evasions there): (FEN, in check).
 SPECIAL = [
     ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", True),  # d2-d4+: exd3 en passant takes the checker
     ("8/8/8/1k6/2Pp4/8/8/4K3 b - c3 0 1", True),  # c2-c4+: dxc3 en passant takes it too
@@ -21,6 +21,8 @@ SPECIAL = [
     ("r6K/1P6/8/8/8/8/8/4k3 w - - 0 1", True),  # b8 blocks, every promotion
     ("4k3/8/8/8/1b6/8/3N4/4K2r w - - 0 1", True),  # Nf1 would block, but the knight is pinned
     ("4k3/8/8/8/8/8/4q3/R3K2R w KQ - 0 1", True),  # no castling out of check
+    ("1r2k3/8/8/1Pp5/1K6/8/8/8 w - c6 0 1", True),  # c7-c5+: bxc6 e.p. would take it, but b5 is pinned
+    ("bqnb1rkr/pp3ppp/3pp3/2p5/5P2/P2P3n/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", True),  # Chess960, rights kept, Nh3+
     ("4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 1", False),  # exd6 e.p. would expose the king
     ("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", False),  # Chess960
 ]

@@ -249,6 +249,13 @@ def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
         assert first["score"] == second["score"] and first["pv"] == second["pv"]  # deterministic
     finally:
         engine.quit()
+    plain = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    try:
+        plain.configure({"OwnBook": False})
+        without = plain.analyse(board, chess.engine.Limit(nodes=3000))
+    finally:
+        plain.quit()
+    assert without["score"] != first["score"], "the random network is what scored the search"
 
 
 def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Path) -> None:
@@ -279,8 +286,16 @@ def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
     try:
         engine.configure({"ConfigFile": str(config_file), "OwnBook": False, "Threads": 2})
         board = chess.Board(FENS[1])
-        info = engine.analyse(board, chess.engine.Limit(depth=5))
-        assert info["pv"][0] in board.legal_moves
+        strings = []
+        for depth in (5, 3):  # a helper that died in the first search is found at the second's start
+            with engine.analysis(board, chess.engine.Limit(depth=depth)) as analysis:
+                for info in analysis:
+                    if "string" in info:
+                        strings.append(info["string"])
+            assert analysis.info["pv"][0] in board.legal_moves
+        # A helper that failed (and was restarted or dropped) is reported as an error.
+        assert any("1 helper process" in text for text in strings)
+        assert not any("error" in text for text in strings), strings
     finally:
         engine.quit()
 

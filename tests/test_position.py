@@ -153,8 +153,9 @@ def test_irreversible_moves_cut_the_repetition_window() -> None:
     for uci in "g1f3 g8f6 f3g1 f6g8 g1f3".split():
         pos.push_move(chess.Move.from_uci(uci))
     assert pos.is_repetition()  # after e4 e5 the shuffle repeats inside the search
+    # A game ending in a pawn move: nothing before it can recur, so nothing before it is kept.
     early = Position(_play(chess.Board(), "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8 e2e4"), EVALUATOR.psq)
-    assert not early.is_repetition()
+    assert len(early.keys) == 1 and early.root_index == 0 and not early.is_repetition()
 
 
 def test_history_before_the_last_irreversible_move_is_not_replayed() -> None:

@@ -7,7 +7,7 @@ import pytest
 from recorder import Recorder
 
 from blitzaco.engine import Engine
-from blitzaco.search import MATE, Bound, mate_in
+from blitzaco.search import MATE, Bound, PvLine, mate_in
 from blitzaco.timeman import Limits
 
 
@@ -237,6 +237,15 @@ def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
         for text in recorder.messages:
             if text.startswith("root filter:"):
                 assert board.parse_uci(text.split()[2]) == result.move
+    # A position where the filter overrules the search (Bratko-Kopec BK.04 at depth 4):
+    # the search plays e5e6, the filter Nf3, says so and plays it.
+    board = chess.Board("rnbqkb1r/p3pppp/1p6/2ppP3/3N4/2P5/PPP1QPPP/R1B1KB1R w KQkq - 0 1")
+    assert think(board, depth=4).move == chess.Move.from_uci("e5e6")
+    recorder = Recorder()
+    filtering = searching_engine(config_from_dict({"search": {"root_filter": True}}))
+    filtered = filtering.think(board, Limits(depth=4), recorder)
+    assert filtered.move == chess.Move.from_uci("d4f3")
+    assert [text.split()[2] for text in recorder.messages if text.startswith("root filter:")] == ["d4f3"]
 
 
 @pytest.mark.parametrize("megabytes", [1, 16, 24])
@@ -291,8 +300,38 @@ def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     assert engine.level() == 7
     engine.set_option("elo", levels.elo_of_level[20])
     assert engine.level() == 20
-    full = engine.think(board, Limits(depth=3))
-    assert full.nodes > 0  # full strength: no node cap, no pick
+    full_recorder = Recorder()
+    full = engine.think(board, Limits(depth=3), full_recorder)
+    assert full.depth == 3  # full strength: no level's depth cap, no pick, no level message
+    assert not any("level" in message for message in full_recorder.messages)
+
+
+def test_the_weak_pick_spares_a_mate_in_one_and_big_blunders_from_safe_level() -> None:
+    """The pick itself, on scripted lines: below safe_level the random push may take
+    a slower mate or a line blunder_cp worse than the best; from safe_level up,
+    never (Stockfish's pick alone would, sometimes)."""
+    engine = searching_engine()
+    levels = engine.config.levels
+    board = chess.Board()
+    moves = list(board.legal_moves)
+
+    def lines(*scores: int) -> tuple[PvLine, ...]:
+        return tuple(PvLine(i + 1, 6, 6, score, Bound.EXACT, (moves[i],)) for i, score in enumerate(scores))
+
+    mates = lines(MATE - 1, MATE - 3, MATE - 3, MATE - 5)
+    blunder = lines(100, 90, 80, 100 - levels.blunder_cp - 50)
+
+    def picks(candidates: tuple[PvLine, ...], level: int) -> set[chess.Move]:
+        top = candidates[0]
+        return {engine._weaker_pick(board, candidates, top.pv, top.score, level, Recorder())[0][0]
+                for _ in range(300)}
+
+    assert picks(mates, levels.safe_level - 1) != {moves[0]}, "below safe_level a slower mate can be picked"
+    assert moves[3] in picks(blunder, 0), "below safe_level the blunder can be picked"
+    for level in (levels.safe_level, 10, 19):
+        assert picks(mates, level) == {moves[0]}
+        assert moves[3] not in picks(blunder, level)
+    assert len(picks(blunder, levels.safe_level)) > 1, "still a pick among the others"
 
 
 def _material(board: chess.Board, color: bool) -> int:

@@ -119,8 +119,12 @@ def test_the_clock_can_start_before_the_control_is_made() -> None:
 
 
 def test_movetime_and_clock_together_take_the_tighter() -> None:
-    budget = time_budget(Limits(wtime=1000, movetime=10_000), chess.WHITE, 0, CONFIG)
-    assert budget is not None and budget.hard_ms <= 500
+    clock_tighter = time_budget(Limits(wtime=1000, movetime=10_000), chess.WHITE, 0, CONFIG)
+    assert clock_tighter is not None and clock_tighter.hard_ms <= 500
+    movetime_tighter = time_budget(Limits(wtime=60_000, movetime=100), chess.WHITE, 0, CONFIG)
+    clock_alone = time_budget(Limits(wtime=60_000), chess.WHITE, 0, CONFIG)
+    assert movetime_tighter is not None and clock_alone is not None and clock_alone.hard_ms > 100
+    assert movetime_tighter.soft_ms == movetime_tighter.hard_ms == 100
 
 
 def test_ponder_has_no_deadline_until_ponderhit() -> None:
@@ -214,7 +218,11 @@ def test_with_count_ponder_the_pondering_counts_against_the_budget() -> None:
     counted = SearchControl(limits, budget, start=start, count_ponder=True)
     afresh = SearchControl(limits, budget, start=start)
     counted.ponderhit()
+    before = time.perf_counter()
     afresh.ponderhit()
+    after = time.perf_counter()
     assert counted.hard_expired() and counted.soft_expired()  # a minute is past every limit
-    assert not afresh.hard_expired()
-    assert afresh.hard_deadline is not None and afresh.hard_deadline > time.perf_counter()
+    # Afresh: the hard limit runs from the ponderhit, not from the go a minute ago.
+    assert afresh.hard_deadline is not None
+    assert before + budget.hard_ms / 1000 <= afresh.hard_deadline <= after + budget.hard_ms / 1000
+    assert counted.hard_deadline == pytest.approx(start + budget.hard_ms / 1000)

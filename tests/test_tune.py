@@ -266,6 +266,27 @@ def test_simulated_annealing_improves_and_resumes(positions: Path, tmp_path: Pat
     assert len(_read_log(tmp_path / "b" / "log.csv")) == len(_read_log(tmp_path / "a" / "log.csv"))
     assert resumed.best_fitness >= resumed.base_fitness
 
+    # Stopped after its checkpoint at step 150 (the fitness fails at step 180) and
+    # resumed with the same settings: exactly the run straight through.
+    class Stopped(Exception):
+        pass
+
+    def failing(population: torch.Tensor, step: int) -> torch.Tensor:
+        if step == 180:
+            raise Stopped
+        return fitness(population, step)
+
+    with pytest.raises(Stopped):
+        anneal(failing, fitness.genome, settings, tmp_path / "c", progress=False)  # type: ignore[arg-type]
+    assert [row["step"] for row in _read_log(tmp_path / "c" / "log.csv")] == ["50", "100", "150"]
+    again = anneal(fitness, fitness.genome, settings, tmp_path / "c", resume=True, progress=False)
+    assert again.best == straight.best and again.best_fitness == straight.best_fitness
+
+    def without_seconds(path: Path) -> list[dict[str, str]]:
+        return [{k: v for k, v in row.items() if k != "seconds"} for row in _read_log(path / "log.csv")]
+
+    assert without_seconds(tmp_path / "c") == without_seconds(tmp_path / "a")
+
 
 # ---------------------------------------------------------------------- the games
 

@@ -112,7 +112,8 @@ def test_ucinewgame_during_search_stops_it_first(uci: UciProcess) -> None:
     and go ponder are not (see the deferred commands below)."""
     uci.send("setoption name OwnBook value false")
     uci.send("position startpos")
-    uci.send("go wtime 600000 btime 600000")
+    # 100 minutes each: the budget is minutes, so a bestmove within 10 s is the stop's.
+    uci.send("go wtime 6000000 btime 6000000")
     uci.read_until(lambda line: line.startswith("info depth"))
     uci.send("ucinewgame")
     uci.read_until("bestmove", timeout=10)
