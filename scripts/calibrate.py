@@ -7,6 +7,9 @@
     # then check the UCI_Elo scale: BlitzACO at X against Stockfish at X
     python scripts/calibrate.py verify --elo 1400 1600 --games 100 --tc 10+0.1 --concurrency 2
 
+With ``--pgn-folder`` the calibration can be spread over several sittings: a match
+whose games are all in the folder is read back instead of played again.
+
 ``measure`` prints the table of matches and the fitted ``[levels] elo_of_level``
 (paste it into src/blitzaco/config.toml); ``verify`` prints its table. The engine
 is this checkout's (``--engine`` to change it, cutechess-cli style as
@@ -49,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--resign", default="1000:5")
     parser.add_argument("--draw", default="10:8:40")
-    parser.add_argument("--pgn-folder", help="write each match's games here")
+    parser.add_argument(
+        "--pgn-folder",
+        help="write each match's games here; a match finished there by an earlier run is read back, not replayed",
+    )
     args = parser.parse_args(argv)
 
     stockfish = args.stockfish or shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")

@@ -5,13 +5,24 @@ tests; real calibration games take hours)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from blitzaco.tools import calibrate
-from blitzaco.tools.calibrate import Measurement, Plan, fitted_table, format_rows, measure, stockfish_elo, verify
+from blitzaco.tools.calibrate import (
+    Measurement,
+    Plan,
+    fitted_table,
+    format_rows,
+    measure,
+    pgn_results,
+    stockfish_elo,
+    verify,
+)
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening
 
 
@@ -107,3 +118,31 @@ def test_verify_plays_the_same_uci_elo_on_both_sides(monkeypatch: Any) -> None:
     assert done[0].score == 0.5 and done[1].score == 0.25
     rows = format_rows(done)
     assert rows[2].startswith("| UCI_Elo 1400 | Stockfish UCI_Elo 1400 | 100 | 45-45-10 | 50.0 % |")
+
+
+def _pgn(path: Path, games: list[tuple[str, str, str]]) -> None:
+    path.write_text("".join(f'[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n{r}\n\n' for w, b, r in games))
+
+
+def test_pgn_results_count_for_the_named_player(tmp_path: Path) -> None:
+    path = tmp_path / "m.pgn"
+    _pgn(path, [("a", "b", "1-0"), ("b", "a", "1-0"), ("a", "b", "1/2-1/2"), ("b", "a", "0-1"), ("a", "b", "*")])
+    assert pgn_results(path, "a") == (2, 1, 1)
+    assert pgn_results(path, "b") == (1, 1, 2)
+
+
+def test_a_match_finished_in_the_pgn_folder_is_read_back_not_played(monkeypatch: Any, tmp_path: Path) -> None:
+    """A calibration spread over sittings: the finished match (level 20) is read
+    from its file and the chain goes on from it; an interrupted one (level 12) is
+    set aside and played again."""
+    played: list[tuple[EngineSpec, EngineSpec]] = []
+    monkeypatch.setattr(calibrate, "play_match", _scripted({"sf1800": (1, 1, 1), "sf1400": (5, 0, 5)}, played))
+    plan = dataclasses.replace(_plan(), pgn_folder=tmp_path)
+    _pgn(tmp_path / "level20-vs-sf1800.pgn", [("level20", "sf1800", "1-0"), ("sf1800", "level20", "1-0")] * 5)
+    _pgn(tmp_path / "level12-vs-sf1400.pgn", [("level12", "sf1400", "1-0")] * 3)
+    table = [800 + 50 * level for level in range(21)]
+    done = measure(plan, [20, 12], table)
+    assert [second.name for _, second in played] == ["sf1400"]  # level 20 was not played again
+    assert (done[0].wins, done[0].draws, done[0].losses) == (5, 0, 5)
+    assert (done[1].wins, done[1].draws, done[1].losses) == (5, 0, 5)  # the new match's result
+    assert (tmp_path / "level12-vs-sf1400.partial1.pgn").is_file()

@@ -22,6 +22,10 @@ the result never falls with the level.
 against Stockfish at ``UCI_Elo`` X, for several X: the calibrated scale is right
 where these land near 50 % (issue 23 asks for within ±100 Elo).
 
+Each match's games can go to a folder of PGN files; a match found complete there
+is read back instead of played (:func:`pgn_results`), so that the hours of
+calibration games can be spread over several sittings.
+
 The engine never imports this module; the match runner plays the games.
 """
 
@@ -44,6 +48,7 @@ __all__ = [
     "fitted_table",
     "verify",
     "format_rows",
+    "pgn_results",
 ]
 
 #: Stockfish 15.1's UCI_Elo range.
@@ -121,10 +126,43 @@ def stockfish_elo(elo: float) -> int:
     return int(min(max(round(elo / 10) * 10, STOCKFISH_LOWEST), STOCKFISH_HIGHEST))
 
 
+def pgn_results(path: Path, player: str) -> tuple[int, int, int]:
+    """(wins, draws, losses) of *player* (a PGN White/Black name) in the finished
+    games of the PGN file *path*."""
+    import chess.pgn
+
+    wins = draws = losses = 0
+    with open(path, encoding="utf-8") as handle:
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            result = headers.get("Result", "*")
+            if result == "1/2-1/2":
+                draws += 1
+            elif result in ("1-0", "0-1"):
+                won = (result == "1-0") == (headers.get("White") == player)
+                if player in (headers.get("White"), headers.get("Black")):
+                    wins, losses = wins + won, losses + (not won)
+    return wins, draws, losses
+
+
 def _play(
     plan: Plan, first: EngineSpec, second: EngineSpec, tag: str, progress: Callable[[str], None] | None
 ) -> MatchReport:
+    """The match *tag*, or its result read back from the PGN folder when a run
+    before this one finished it there (so that a calibration can be spread over
+    several sittings). A file with fewer games than asked for is an interrupted
+    match: it is set aside (``.partial`` files) and the match is played again."""
     pgn = plan.pgn_folder / f"{tag}.pgn" if plan.pgn_folder is not None else None
+    if pgn is not None and pgn.is_file():
+        wins, draws, losses = pgn_results(pgn, first.name)
+        if wins + draws + losses >= plan.games:
+            report = MatchReport(first.name, second.name, plan.limit.describe(), wins=wins, draws=draws, losses=losses)
+            if progress is not None:
+                progress(f"{tag}: {report.games} games read back from {pgn}")
+            return report
+        number = 1
+        while (aside := pgn.with_name(f"{tag}.partial{number}.pgn")).exists():
+            number += 1
+        pgn.rename(aside)
     report = play_match(
         first,
         second,
