@@ -141,17 +141,30 @@ def test_isready_is_answered_while_two_threads_search(uci: UciProcess) -> None:
 
 
 @two_cores
-def test_go_nodes_counts_the_nodes_of_every_process() -> None:
+def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit is reached by the sum: the main search stops short of it on its
+    own, and the reported count is the main search's plus the helper's."""
+    from blitzaco import engine as engine_module
+
+    mains: list[engine_module.Search] = []
+
+    class Recorded(engine_module.Search):  # type: ignore[misc]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            mains.append(self)
+
+    monkeypatch.setattr(engine_module, "Search", Recorded)
     engine = Engine()
     try:
         engine.set_option("own_book", False)
         engine.set_option("threads", 2)
         assert engine.pool is not None and engine.pool.wait_ready(STARTUP)
-        result = engine.think(chess.Board(), Limits(nodes=20000))
-        assert result.nodes >= 20000
-        deadline = time.monotonic() + 30
-        while engine.pool.helper_nodes() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        result = engine.think(chess.Board(), Limits(nodes=40000))
+        assert len(mains) == 1
+        main_nodes = mains[0].nodes
+        assert result.nodes >= 40000
+        assert main_nodes < 40000, "the helper's nodes count towards the limit"
+        assert result.nodes > main_nodes, "and towards the reported count"
         assert engine.pool.helper_nodes() > 0, "the helper searched too"
     finally:
         engine.close()
