@@ -126,9 +126,19 @@ def _pgn(path: Path, games: list[tuple[str, str, str]]) -> None:
 
 def test_pgn_results_count_for_the_named_player(tmp_path: Path) -> None:
     path = tmp_path / "m.pgn"
-    _pgn(path, [("a", "b", "1-0"), ("b", "a", "1-0"), ("a", "b", "1/2-1/2"), ("b", "a", "0-1"), ("a", "b", "*")])
+    _pgn(
+        path,
+        [
+            ("a", "b", "1-0"),
+            ("b", "a", "1-0"),
+            ("a", "b", "1/2-1/2"),
+            ("b", "a", "0-1"),
+            ("a", "b", "*"),
+            ("c", "d", "1/2-1/2"),
+        ],
+    )
     assert pgn_results(path, "a") == (2, 1, 1)
-    assert pgn_results(path, "b") == (1, 1, 2)
+    assert pgn_results(path, "b") == (1, 1, 2)  # unfinished games and other players' games do not count
 
 
 def test_a_match_finished_in_the_pgn_folder_is_read_back_not_played(monkeypatch: Any, tmp_path: Path) -> None:

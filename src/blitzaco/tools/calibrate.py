@@ -134,13 +134,16 @@ def pgn_results(path: Path, player: str) -> tuple[int, int, int]:
     wins = draws = losses = 0
     with open(path, encoding="utf-8") as handle:
         while (headers := chess.pgn.read_headers(handle)) is not None:
-            result = headers.get("Result", "*")
+            white, black, result = headers.get("White"), headers.get("Black"), headers.get("Result", "*")
+            if player not in (white, black):
+                continue
             if result == "1/2-1/2":
                 draws += 1
             elif result in ("1-0", "0-1"):
-                won = (result == "1-0") == (headers.get("White") == player)
-                if player in (headers.get("White"), headers.get("Black")):
-                    wins, losses = wins + won, losses + (not won)
+                if (result == "1-0") == (white == player):
+                    wins += 1
+                else:
+                    losses += 1
     return wins, draws, losses
 
 
