@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import chess
 
@@ -47,45 +47,48 @@ __all__ = [
 
 #: Phase contribution by piece type (index = chess.PAWN ... chess.KING): knight and
 #: bishop 1, rook 2, queen 4, so the starting position has phase 24.
-PHASE_WEIGHT = (0, 0, 1, 1, 2, 4, 0)
-FULL_PHASE = 24
+PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
+FULL_PHASE: Final = 24
 #: The endgame score is multiplied by scale / SCALE_NORMAL.
-SCALE_NORMAL = 64
+SCALE_NORMAL: Final = 64
 #: Pawn-structure cache entries before the cache is emptied.
-PAWN_CACHE_SIZE = 1 << 16
+PAWN_CACHE_SIZE: Final = 1 << 16
 #: Evaluation cache entries (by position key) before the cache is emptied.
-EVAL_CACHE_SIZE = 1 << 18
+EVAL_CACHE_SIZE: Final = 1 << 18
 
 #: ``table[color][piece_type][square] == (mg, eg)``, signed from White's point of
 #: view (Black's entries are negative) and including the piece's material value.
 PsqTable = tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
 
 #: The rows of the ``eval`` table, in order.
-TERMS = (
+TERMS: Final = (
     "Material", "PST", "Pawns", "Passed", "Knights", "Bishops", "Rooks", "Queens", "Mobility",
     "King safety", "Threats", "Tempo",
 )
 
-_ALL = chess.BB_ALL
-_NOT_A = ~chess.BB_FILE_A & _ALL
-_NOT_H = ~chess.BB_FILE_H & _ALL
-_OUTPOST_RANKS = chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6
-_DARK = chess.BB_DARK_SQUARES
-_KNIGHT_ATT = chess.BB_KNIGHT_ATTACKS
-_KING_ATT = chess.BB_KING_ATTACKS
-_DIAG_MASKS, _DIAG_ATT = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
-_FILE_MASKS, _FILE_ATT = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
-_RANK_MASKS, _RANK_ATT = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_FLIP = chess.flip_vertical
-_DIST = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+_ALL: Final = chess.BB_ALL
+_NOT_A: Final = ~chess.BB_FILE_A & _ALL
+_NOT_H: Final = ~chess.BB_FILE_H & _ALL
+_OUTPOST_RANKS: Final = chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6
+_DARK: Final = chess.BB_DARK_SQUARES
+_KNIGHT_ATT: Final = chess.BB_KNIGHT_ATTACKS
+_KING_ATT: Final = chess.BB_KING_ATTACKS
+_DIAG_MASKS: Final = chess.BB_DIAG_MASKS
+_DIAG_ATT: Final = chess.BB_DIAG_ATTACKS
+_FILE_MASKS: Final = chess.BB_FILE_MASKS
+_FILE_ATT: Final = chess.BB_FILE_ATTACKS
+_RANK_MASKS: Final = chess.BB_RANK_MASKS
+_RANK_ATT: Final = chess.BB_RANK_ATTACKS
+_FLIP: Final = chess.flip_vertical
+_DIST: Final = [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
 
 
 #: A (midgame, endgame) pair packed in one integer, mg << _PACK_SHIFT plus eg, so
 #: that a sum of pairs costs one addition; exact while every endgame sum stays
 #: within +-_PACK_HALF centipawns.
-_PACK_SHIFT = 20
-_PACK_HALF = 1 << (_PACK_SHIFT - 1)
-_PACK_MASK = (1 << _PACK_SHIFT) - 1
+_PACK_SHIFT: Final = 20
+_PACK_HALF: Final = 1 << (_PACK_SHIFT - 1)
+_PACK_MASK: Final = (1 << _PACK_SHIFT) - 1
 
 
 def _pack(mg: int, eg: int) -> int:
@@ -119,7 +122,7 @@ def _black_pawn_attacks(bb: int) -> int:
 
 
 #: Squares ahead of a pawn on its file, by colour and square (the path to promotion).
-_FRONT = (
+_FRONT: Final = (
     [_south_fill(chess.BB_SQUARES[sq] >> 8) for sq in chess.SQUARES],
     [_north_fill(chess.BB_SQUARES[sq] << 8) for sq in chess.SQUARES],
 )
@@ -131,14 +134,17 @@ def _shield(square: int, color: bool) -> int:
     return _sideways(one) | one | _sideways(two) | two
 
 
-_SHIELD = ([_shield(sq, chess.BLACK) for sq in chess.SQUARES], [_shield(sq, chess.WHITE) for sq in chess.SQUARES])
+_SHIELD: Final = (
+    [_shield(sq, chess.BLACK) for sq in chess.SQUARES],
+    [_shield(sq, chess.WHITE) for sq in chess.SQUARES],
+)
 #: The king's file and its neighbours, as their squares on the first rank, by square.
-_KING_FILES = [
+_KING_FILES: Final = [
     sum(chess.BB_SQUARES[f] for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in chess.SQUARES
 ]
 #: The seventh and eighth ranks, by colour.
-_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
-_EIGHTH = (chess.BB_RANK_1, chess.BB_RANK_8)
+_SEVENTH: Final = (chess.BB_RANK_2, chess.BB_RANK_7)
+_EIGHTH: Final = (chess.BB_RANK_1, chess.BB_RANK_8)
 
 
 @dataclass

@@ -18,10 +18,11 @@ Moves are passed around encoded as integers (see :func:`blitzaco.tt.encode_move`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Final
 
 import chess
 
-from blitzaco.moves import decode_move, encode_move
+from blitzaco.moves import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, decode_move, encode_move
 
 __all__ = [
     "SEE_VALUES", "mvv_lva", "see_ge", "see_code_ge", "ordered_moves", "capture_moves", "evasions", "CheckTest",
@@ -30,7 +31,7 @@ __all__ = [
 
 #: Piece values for the exchange evaluation, by piece type (centipawns; the king is
 #: never captured, its value only has to exceed everything else).
-SEE_VALUES = (0, 100, 320, 330, 500, 950, 20000)
+SEE_VALUES: Final = (0, 100, 320, 330, 500, 950, 20000)
 
 
 def mvv_lva(victim: int, attacker: int, promotion: int = 0) -> int:
@@ -45,54 +46,55 @@ def mvv_lva(victim: int, attacker: int, promotion: int = 0) -> int:
 # so that the list sorts as plain integers (several times cheaper than tuples by a key
 # function): most valuable victim first, then the cheaper attacker, then generation
 # order (as a stable sort would keep it; the order decides which tree is searched).
-_KEY_SHIFT = 28
-_RISKY_FLAG = 1 << 15
-_CODE_MASK = _RISKY_FLAG - 1
-_CODE_AND_FLAG = _RISKY_FLAG | _CODE_MASK
+_KEY_SHIFT: Final = 28
+_RISKY_FLAG: Final = 1 << 15
+_CODE_MASK: Final = _RISKY_FLAG - 1
+_CODE_AND_FLAG: Final = _RISKY_FLAG | _CODE_MASK
 #: For the users of :func:`capture_moves`.
-RISKY, CODE_MASK = _RISKY_FLAG, _CODE_MASK
+RISKY: Final = _RISKY_FLAG
+CODE_MASK: Final = _CODE_MASK
 #: ``_RISKY[attacker][victim]``: only a capture by a more valuable piece can lose
 #: the exchange, so only those are checked by SEE (the flag as it sits in an entry).
-_RISKY = tuple(
+_RISKY: Final = tuple(
     tuple(_RISKY_FLAG if SEE_VALUES[attacker] > SEE_VALUES[victim] else 0 for victim in range(7))
     for attacker in range(7)
 )
 #: ``_CAPTURE[attacker][victim]``: the entry's key and risk flag, index and code to add.
-_CAPTURE = tuple(
+_CAPTURE: Final = tuple(
     tuple(mvv_lva(victim, attacker) << _KEY_SHIFT | _RISKY[attacker][victim] for victim in range(7))
     for attacker in range(7)
 )
 #: A pawn capturing and promoting to a queen, by victim; a quiet queen promotion.
-_QUEEN_CAPTURE = tuple(mvv_lva(victim, chess.PAWN, chess.QUEEN) << _KEY_SHIFT for victim in range(7))
-_QUEEN_PUSH = mvv_lva(0, 0, chess.QUEEN) << _KEY_SHIFT
-_INDEX_STEP = 1 << 16
-_FIRST_INDEX = 2047 << 16
+_QUEEN_CAPTURE: Final = tuple(mvv_lva(victim, chess.PAWN, chess.QUEEN) << _KEY_SHIFT for victim in range(7))
+_QUEEN_PUSH: Final = mvv_lva(0, 0, chess.QUEEN) << _KEY_SHIFT
+_INDEX_STEP: Final = 1 << 16
+_FIRST_INDEX: Final = 2047 << 16
 
-_BB_SQUARES = chess.BB_SQUARES
-_BB_ALL = chess.BB_ALL
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_KING_ATTACKS = chess.BB_KING_ATTACKS
-_DIAG_MASKS, _DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
-_FILE_MASKS, _FILE_ATTACKS = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
-_RANK_MASKS, _RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
+_BB_SQUARES: Final = chess.BB_SQUARES
+_BB_ALL: Final = chess.BB_ALL
+_PAWN_ATTACKS: Final = chess.BB_PAWN_ATTACKS
+_KNIGHT_ATTACKS: Final = chess.BB_KNIGHT_ATTACKS
+_KING_ATTACKS: Final = chess.BB_KING_ATTACKS
+_DIAG_MASKS: Final = chess.BB_DIAG_MASKS
+_DIAG_ATTACKS: Final = chess.BB_DIAG_ATTACKS
+_FILE_MASKS: Final = chess.BB_FILE_MASKS
+_FILE_ATTACKS: Final = chess.BB_FILE_ATTACKS
+_RANK_MASKS: Final = chess.BB_RANK_MASKS
+_RANK_ATTACKS: Final = chess.BB_RANK_ATTACKS
 #: Squares a bishop, rook or queen on each square reaches on an empty board: a piece
 #: with no victim on its rays needs no attack lookup.
-_DIAG_RAYS = [_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES]
-_LINE_RAYS = [_RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] for sq in chess.SQUARES]
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = (
-    chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
-)
-_BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
-_NOT_FILE_A = ~chess.BB_FILE_A & chess.BB_ALL
-_NOT_FILE_H = ~chess.BB_FILE_H & chess.BB_ALL
+_DIAG_RAYS: Final = [_DIAG_ATTACKS[sq][0] for sq in chess.SQUARES]
+_LINE_RAYS: Final = [_RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] for sq in chess.SQUARES]
+_BACKRANKS: Final = chess.BB_RANK_1 | chess.BB_RANK_8
+_NOT_FILE_A: Final = ~chess.BB_FILE_A & chess.BB_ALL
+_NOT_FILE_H: Final = ~chess.BB_FILE_H & chess.BB_ALL
 #: The rank a pawn about to promote stands on, and the rank from which it can
 #: capture en passant, by colour.
-_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
-_EP_RANKS = (chess.BB_RANK_4, chess.BB_RANK_5)
+_SEVENTH: Final = (chess.BB_RANK_2, chess.BB_RANK_7)
+_EP_RANKS: Final = (chess.BB_RANK_4, chess.BB_RANK_5)
 
 #: Sort key of a quiet move with a pheromone trail: above every history score.
-PRIOR_BASE = 1 << 40
+PRIOR_BASE: Final = 1 << 40
 
 
 def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) -> bool:
@@ -133,17 +135,17 @@ def _piece_type(board: chess.Board, bb: int) -> int:
     """The type of the piece on the one square of *bb* (0: empty); cheaper than
     ``piece_type_at`` for a square already in hand as a bitboard."""
     if board.pawns & bb:
-        return _PAWN
+        return PAWN
     if board.knights & bb:
-        return _KNIGHT
+        return KNIGHT
     if board.bishops & bb:
-        return _BISHOP
+        return BISHOP
     if board.rooks & bb:
-        return _ROOK
+        return ROOK
     if board.queens & bb:
-        return _QUEEN
+        return QUEEN
     if board.kings & bb:
-        return _KING
+        return KING
     return 0
 
 
@@ -168,7 +170,7 @@ def see_code_ge(board: chess.Board, code: int, threshold: int = 0) -> bool:
     victim = _piece_type(board, to_bb)
     if not victim:  # en passant or a quiet move
         en_passant = to == board.ep_square and board.pawns & from_bb and (to - frm) & 7
-        return threshold <= (SEE_VALUES[_PAWN] if en_passant else 0)
+        return threshold <= (SEE_VALUES[PAWN] if en_passant else 0)
     swap = SEE_VALUES[victim] - threshold
     if swap < 0:
         return False
@@ -198,25 +200,25 @@ def see_code_ge(board: chess.Board, code: int, threshold: int = 0) -> bool:
             break
         result ^= 1
         if mine & pawns:
-            swap = SEE_VALUES[_PAWN] - swap
+            swap = SEE_VALUES[PAWN] - swap
             if swap < result:
                 break
             occupied ^= (mine & pawns) & -(mine & pawns)
             attackers |= _DIAG_ATTACKS[to][_DIAG_MASKS[to] & occupied] & diagonal
         elif mine & knights:
-            swap = SEE_VALUES[_KNIGHT] - swap
+            swap = SEE_VALUES[KNIGHT] - swap
             if swap < result:
                 break
             occupied ^= (mine & knights) & -(mine & knights)
         elif mine & board.bishops:
-            swap = SEE_VALUES[_BISHOP] - swap
+            swap = SEE_VALUES[BISHOP] - swap
             if swap < result:
                 break
             piece = mine & board.bishops
             occupied ^= piece & -piece
             attackers |= _DIAG_ATTACKS[to][_DIAG_MASKS[to] & occupied] & diagonal
         elif mine & board.rooks:
-            swap = SEE_VALUES[_ROOK] - swap
+            swap = SEE_VALUES[ROOK] - swap
             if swap < result:
                 break
             piece = mine & board.rooks
@@ -225,7 +227,7 @@ def see_code_ge(board: chess.Board, code: int, threshold: int = 0) -> bool:
                 _RANK_ATTACKS[to][_RANK_MASKS[to] & occupied] | _FILE_ATTACKS[to][_FILE_MASKS[to] & occupied]
             ) & straight
         elif mine & board.queens:
-            swap = SEE_VALUES[_QUEEN] - swap
+            swap = SEE_VALUES[QUEEN] - swap
             if swap < result:
                 break
             piece = mine & board.queens
@@ -268,20 +270,20 @@ def _captures(
         bit = 1 << frm
         pieces ^= bit
         if knights & bit:
-            attacker, targets = _KNIGHT, _KNIGHT_ATTACKS[frm] & victims
+            attacker, targets = KNIGHT, _KNIGHT_ATTACKS[frm] & victims
         elif bishops & bit:
             if not _DIAG_RAYS[frm] & victims:
                 continue
-            attacker, targets = _BISHOP, _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & victims
+            attacker, targets = BISHOP, _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & victims
         elif rooks & bit:
             if not _LINE_RAYS[frm] & victims:
                 continue
-            attacker = _ROOK
+            attacker = ROOK
             targets = (
                 _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
             ) & victims
         elif queens & bit:
-            attacker = _QUEEN
+            attacker = QUEEN
             targets = 0
             if _DIAG_RAYS[frm] & victims:
                 targets = _DIAG_ATTACKS[frm][_DIAG_MASKS[frm] & occupied] & victims
@@ -290,23 +292,23 @@ def _captures(
                     _RANK_ATTACKS[frm][_RANK_MASKS[frm] & occupied] | _FILE_ATTACKS[frm][_FILE_MASKS[frm] & occupied]
                 ) & victims
         else:
-            attacker, targets = _KING, _KING_ATTACKS[frm] & victims
+            attacker, targets = KING, _KING_ATTACKS[frm] & victims
         while targets:
             to = targets.bit_length() - 1
             target = 1 << to
             targets ^= target
             if pawns & target:
-                victim = _PAWN
+                victim = PAWN
             elif knights & target:
-                victim = _KNIGHT
+                victim = KNIGHT
             elif bishops & target:
-                victim = _BISHOP
+                victim = BISHOP
             elif rooks & target:
-                victim = _ROOK
+                victim = ROOK
             elif queens & target:
-                victim = _QUEEN
+                victim = QUEEN
             else:  # only in an illegal position (the side not to move in check)
-                victim = _KING
+                victim = KING
             append(_CAPTURE[attacker][victim] | index | frm | to << 6)
             index -= _INDEX_STEP
     our_pawns = pawns & ours & from_mask
@@ -327,31 +329,31 @@ def _captures(
             target = 1 << to
             targets ^= target
             if knights & target:
-                victim = _KNIGHT
+                victim = KNIGHT
             elif bishops & target:
-                victim = _BISHOP
+                victim = BISHOP
             elif rooks & target:
-                victim = _ROOK
+                victim = ROOK
             elif queens & target:
-                victim = _QUEEN
+                victim = QUEEN
             elif pawns & target:
-                victim = _PAWN
+                victim = PAWN
             else:
-                victim = _KING
+                victim = KING
             code = frm | to << 6
             if target & _BACKRANKS:
-                append(_QUEEN_CAPTURE[victim] | index | code | _QUEEN << 12)
+                append(_QUEEN_CAPTURE[victim] | index | code | QUEEN << 12)
                 if late is not None:
-                    late.append(code | _ROOK << 12)
-                    late.append(code | _BISHOP << 12)
-                    late.append(code | _KNIGHT << 12)
+                    late.append(code | ROOK << 12)
+                    late.append(code | BISHOP << 12)
+                    late.append(code | KNIGHT << 12)
             else:
-                append(_CAPTURE[_PAWN][victim] | index | code)
+                append(_CAPTURE[PAWN][victim] | index | code)
             index -= _INDEX_STEP
     ep_square = board.ep_square
     if ep_square and _BB_SQUARES[ep_square] & ep_mask & ~occupied:
         for frm in _scan(our_pawns & _PAWN_ATTACKS[not us][ep_square] & _EP_RANKS[us]):
-            append(_CAPTURE[_PAWN][_PAWN] | index | frm | ep_square << 6)
+            append(_CAPTURE[PAWN][PAWN] | index | frm | ep_square << 6)
             index -= _INDEX_STEP
     return out
 
@@ -369,7 +371,7 @@ def _queen_pushes(board: chess.Board, promoting: chess.Bitboard) -> list[int]:
     free = ~board.occupied & _BACKRANKS
     targets = (promoting << 8 if board.turn else promoting >> 8) & free
     step = -8 if board.turn else 8
-    return [to + step | to << 6 | _QUEEN << 12 for to in _scan(targets)]
+    return [to + step | to << 6 | QUEEN << 12 for to in _scan(targets)]
 
 
 def capture_moves(board: chess.Board, targets: chess.Bitboard = _BB_ALL) -> list[int]:
@@ -430,8 +432,8 @@ def ordered_moves(
             if code != tt_move:
                 tactical.append(_QUEEN_PUSH | (2047 - index) << 16 | code)
                 index += 1
-            for under in (_ROOK, _BISHOP, _KNIGHT):
-                under_code = code ^ (_QUEEN ^ under) << 12
+            for under in (ROOK, BISHOP, KNIGHT):
+                under_code = code ^ (QUEEN ^ under) << 12
                 if under_code != tt_move:
                     late.append(under_code)
     tactical.sort(reverse=True)
@@ -586,8 +588,8 @@ class CheckTest:
 
 
 #: Evasion order keys: the table's move above every capture, captures above quiet moves.
-_EVASION_TT_KEY = 1 << 20
-_EVASION_CAPTURE_BASE = 1000
+_EVASION_TT_KEY: Final = 1 << 20
+_EVASION_CAPTURE_BASE: Final = 1000
 
 
 def evasion_codes(board: chess.Board) -> list[int]:
@@ -669,10 +671,10 @@ def _add_pawn_move(append: Callable[[int], None], frm: int, to: int) -> None:
     """A pawn move, as the four promotions (queen first) on the last rank."""
     code = frm | to << 6
     if _BB_SQUARES[to] & _BACKRANKS:
-        append(code | _QUEEN << 12)
-        append(code | _ROOK << 12)
-        append(code | _BISHOP << 12)
-        append(code | _KNIGHT << 12)
+        append(code | QUEEN << 12)
+        append(code | ROOK << 12)
+        append(code | BISHOP << 12)
+        append(code | KNIGHT << 12)
     else:
         append(code)
 
@@ -693,7 +695,7 @@ def evasions(board: chess.Board, tt_move: int) -> list[tuple[int, bool]]:
         if code == tt_move:
             key = _EVASION_TT_KEY
         elif tactical:
-            victim = _piece_type(board, to_bb) or _PAWN
+            victim = _piece_type(board, to_bb) or PAWN
             key = _EVASION_CAPTURE_BASE + mvv_lva(victim, _piece_type(board, frm_bb))
         else:
             key = 0
@@ -718,6 +720,6 @@ def legality_masks(board: chess.Board) -> tuple[chess.Bitboard, chess.Square | N
 
 
 #: Squares on a rank, file or diagonal through each square (the square excluded).
-_KING_LINES = [
+_KING_LINES: Final = [
     (chess.BB_RANK_ATTACKS[sq][0] | chess.BB_FILE_ATTACKS[sq][0] | chess.BB_DIAG_ATTACKS[sq][0]) for sq in chess.SQUARES
 ]

@@ -6,9 +6,21 @@ move). Castling is written as python-chess writes it on the board it came from
 
 from __future__ import annotations
 
+from typing import Final
+
 import chess
 
-__all__ = ["encode_move", "decode_move"]
+__all__ = ["encode_move", "decode_move", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"]
+
+#: The piece types, for the modules that make and generate moves. Final, like their
+#: other module constants: compiled (setup.py), a Final is a C global instead of a
+#: lookup in the module's dictionary.
+PAWN: Final = chess.PAWN
+KNIGHT: Final = chess.KNIGHT
+BISHOP: Final = chess.BISHOP
+ROOK: Final = chess.ROOK
+QUEEN: Final = chess.QUEEN
+KING: Final = chess.KING
 
 
 def encode_move(move: chess.Move | None) -> int:

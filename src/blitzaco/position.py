@@ -21,23 +21,21 @@ accepts), exactly as ``chess.Board.push`` does.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 import chess
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 
 from blitzaco.evaluate import PHASE_WEIGHT, PsqTable
-from blitzaco.moves import encode_move
+from blitzaco.moves import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, encode_move
 from blitzaco.nnue import Network
 
 __all__ = ["Position", "compute_key", "repetition_window"]
 
-_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING = (
-    chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING
-)
 #: Each colour's back rank: castling rights it loses when its king moves.
-_BACKRANK = (chess.BB_RANK_8, chess.BB_RANK_1)
-_BB_SQUARES = chess.BB_SQUARES
-_BB_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_BACKRANK: Final = (chess.BB_RANK_8, chess.BB_RANK_1)
+_BB_SQUARES: Final = chess.BB_SQUARES
+_BB_PAWN_ATTACKS: Final = chess.BB_PAWN_ATTACKS
 
 
 def _piece_key(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
@@ -48,15 +46,15 @@ def _piece_key(color: chess.Color, piece_type: chess.PieceType, square: chess.Sq
 #: use Polyglot's castling numbers; the other squares (Chess960) get numbers of their
 #: own from a fixed seed.
 _rng = random.Random(0x626C69747A61636F)  # "blitzaco"
-_CASTLE_SQUARE_KEY = [_rng.getrandbits(64) for _ in chess.SQUARES]
+_CASTLE_SQUARE_KEY: Final = [_rng.getrandbits(64) for _ in chess.SQUARES]
 _CASTLE_SQUARE_KEY[chess.H1] = POLYGLOT_RANDOM_ARRAY[768]
 _CASTLE_SQUARE_KEY[chess.A1] = POLYGLOT_RANDOM_ARRAY[769]
 _CASTLE_SQUARE_KEY[chess.H8] = POLYGLOT_RANDOM_ARRAY[770]
 _CASTLE_SQUARE_KEY[chess.A8] = POLYGLOT_RANDOM_ARRAY[771]
 del _rng
-_EP_FILE_KEY = tuple(POLYGLOT_RANDOM_ARRAY[772 + file] for file in range(8))
-_WHITE_TO_MOVE_KEY = POLYGLOT_RANDOM_ARRAY[780]
-_castle_key_cache: dict[int, int] = {}
+_EP_FILE_KEY: Final = tuple(POLYGLOT_RANDOM_ARRAY[772 + file] for file in range(8))
+_WHITE_TO_MOVE_KEY: Final = POLYGLOT_RANDOM_ARRAY[780]
+_castle_key_cache: Final[dict[int, int]] = {}
 
 
 def _castle_key(rights: chess.Bitboard) -> int:
@@ -115,7 +113,7 @@ def _combine(psq: PsqTable, net: Network | None) -> _Tables:
     )
 
 
-_tables_cache: dict[tuple[int, int], tuple[PsqTable, Network | None, _Tables]] = {}
+_tables_cache: Final[dict[tuple[int, int], tuple[PsqTable, Network | None, _Tables]]] = {}
 #: What make saves for unmake: key, mg, eg, accumulator, phase, castling key, en
 #: passant key, the six piece bitboards, the mover's and the other side's pieces,
 #: castling rights, en passant square, halfmove clock.
@@ -224,28 +222,28 @@ class Position:
         # The mover's type (and below the victim's), written out on purpose: a
         # helper call per move costs more than the repeated tests.
         if pawns & fbb:
-            piece_type = _PAWN
+            piece_type = PAWN
             pawns ^= fbb
         elif knights & fbb:
-            piece_type = _KNIGHT
+            piece_type = KNIGHT
             knights ^= fbb
         elif bishops & fbb:
-            piece_type = _BISHOP
+            piece_type = BISHOP
             bishops ^= fbb
         elif rooks & fbb:
-            piece_type = _ROOK
+            piece_type = ROOK
             rooks ^= fbb
         elif queens & fbb:
-            piece_type = _QUEEN
+            piece_type = QUEEN
             queens ^= fbb
         else:
-            piece_type = _KING
+            piece_type = KING
         z, m, e, a = mine[piece_type][frm]
         key ^= z
         mg -= m
         eg -= e
         acc -= a
-        if piece_type == _KING and (ours & tbb or to - frm == 2 or frm - to == 2):
+        if piece_type == KING and (ours & tbb or to - frm == 2 or frm - to == 2):
             # Castling, written king-takes-rook (Chess960) or king-two-squares.
             rook_from = to if ours & tbb else (to | 7 if to > frm else to & 56)
             rank = frm & 56
@@ -255,17 +253,17 @@ class Position:
             rooks = (rooks & ~rfbb) | _BB_SQUARES[rook_to]
             ours = (ours & ~(fbb | rfbb)) | _BB_SQUARES[king_to] | _BB_SQUARES[rook_to]
             rights &= ~_BACKRANK[us]
-            z, m, e, a = mine[_ROOK][rook_from]
+            z, m, e, a = mine[ROOK][rook_from]
             key ^= z
             mg -= m
             eg -= e
             acc -= a
-            z, m, e, a = mine[_KING][king_to]
+            z, m, e, a = mine[KING][king_to]
             key ^= z
             mg += m
             eg += e
             acc += a
-            z, m, e, a = mine[_ROOK][rook_to]
+            z, m, e, a = mine[ROOK][rook_to]
             key ^= z
             mg += m
             eg += e
@@ -275,19 +273,19 @@ class Position:
             if theirs & tbb:
                 halfmove = 0
                 if pawns & tbb:
-                    captured = _PAWN
+                    captured = PAWN
                     pawns ^= tbb
                 elif knights & tbb:
-                    captured = _KNIGHT
+                    captured = KNIGHT
                     knights ^= tbb
                 elif bishops & tbb:
-                    captured = _BISHOP
+                    captured = BISHOP
                     bishops ^= tbb
                 elif rooks & tbb:
-                    captured = _ROOK
+                    captured = ROOK
                     rooks ^= tbb
                 else:  # a pseudo-legal move never captures the king
-                    captured = _QUEEN
+                    captured = QUEEN
                     queens ^= tbb
                 theirs ^= tbb
                 z, m, e, a = self._tables[not us][captured][to]
@@ -296,12 +294,12 @@ class Position:
                 eg -= e
                 acc -= a
                 phase -= PHASE_WEIGHT[captured]
-            elif piece_type == _PAWN:
+            elif piece_type == PAWN:
                 if to == ep_square and (to - frm) & 7:
                     capture_bb = _BB_SQUARES[to - 8 if us else to + 8]
                     pawns ^= capture_bb
                     theirs ^= capture_bb
-                    z, m, e, a = self._tables[not us][_PAWN][to - 8 if us else to + 8]
+                    z, m, e, a = self._tables[not us][PAWN][to - 8 if us else to + 8]
                     key ^= z
                     mg -= m
                     eg -= e
@@ -310,21 +308,21 @@ class Position:
                     new_ep = frm + 8
                 elif frm - to == 16:
                     new_ep = frm - 8
-            if piece_type == _PAWN:
+            if piece_type == PAWN:
                 halfmove = 0
                 promotion = code >> 12
                 if promotion:
                     piece_type = promotion
                     phase += PHASE_WEIGHT[promotion]
-            if piece_type == _PAWN:
+            if piece_type == PAWN:
                 pawns |= tbb
-            elif piece_type == _KNIGHT:
+            elif piece_type == KNIGHT:
                 knights |= tbb
-            elif piece_type == _BISHOP:
+            elif piece_type == BISHOP:
                 bishops |= tbb
-            elif piece_type == _ROOK:
+            elif piece_type == ROOK:
                 rooks |= tbb
-            elif piece_type == _QUEEN:
+            elif piece_type == QUEEN:
                 queens |= tbb
             else:
                 kings ^= fbb | tbb

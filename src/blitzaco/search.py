@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Final
 
 import chess
 
@@ -73,31 +74,31 @@ __all__ = [
     "tablebase_score",
 ]
 
-MATE = 32000
-MAX_PLY = 128
-MAX_DEPTH = 64
+MATE: Final = 32000
+MAX_PLY: Final = 128
+MAX_DEPTH: Final = 64
 #: Scores at least this large (in absolute value) are mate scores.
-MATE_BOUND = MATE - MAX_PLY
-INFINITE = MATE + 1
+MATE_BOUND: Final = MATE - MAX_PLY
+INFINITE: Final = MATE + 1
 #: A tablebase win found *n* plies from the root scores TB_WIN - n: below every mate,
 #: above every evaluation.
-TB_WIN = 20000
+TB_WIN: Final = 20000
 #: Scores at least this large (in absolute value) are tablebase or mate scores; the
 #: table stores them relative to the node, like mate scores.
-TB_BOUND = TB_WIN - MAX_PLY
+TB_BOUND: Final = TB_WIN - MAX_PLY
 #: Nodes between two looks at the clock and the stop flag (a node costs tens of µs).
-POLL_INTERVAL = 64
+POLL_INTERVAL: Final = 64
 
-_BB_SQUARES = chess.BB_SQUARES
-_first = itemgetter(0)
+_BB_SQUARES: Final = chess.BB_SQUARES
+_first: Final = itemgetter(0)
 #: Values of captured pieces for delta pruning (centipawns), by piece type: the
 #: exchange values (a king is never captured).
-_DELTA_VALUES = SEE_VALUES
+_DELTA_VALUES: Final = SEE_VALUES
 #: Quiet moves allowed when late-move pruning does not apply.
-_NO_LIMIT = 1 << 30
+_NO_LIMIT: Final = 1 << 30
 #: The history table is halved when an entry passes this.
-HISTORY_LIMIT = 1 << 20
-_NO_KILLERS = [0, 0]
+HISTORY_LIMIT: Final = 1 << 20
+_NO_KILLERS: Final = [0, 0]
 
 
 class Bound(enum.Enum):

@@ -18,7 +18,7 @@ the new entry's depth is at least the old one's.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
 __all__ = [
     "Table",
@@ -38,7 +38,9 @@ __all__ = [
     "ENTRY_BYTES",
 ]
 
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 #: Positions of the fields in an entry tuple.
 KEY, MOVE, SCORE, DEPTH, BOUND, GENERATION = range(6)
 #: An entry: key, move code, score, depth, bound, generation.
@@ -49,7 +51,7 @@ Entry = tuple[int, int, int, int, int, int]
 #: 88 bytes, the 64-bit key 40, the move, score and generation 32 each in pymalloc's
 #: size classes, the 8-byte slot; depth and bound are cached small integers). It
 #: turns megabytes into a number of entries, so that ``Hash`` bounds the table.
-ENTRY_BYTES = 208
+ENTRY_BYTES: Final = 208
 
 
 def score_to_tt(score: int, ply: int, mate_bound: int) -> int:
