@@ -6,6 +6,11 @@
 
 Installs PyInstaller if it is missing, builds from uci/blitzaco.spec, and prints
 the size of what it built. On Windows the file is dist/blitzaco.exe.
+
+The binary carries the compiled modules: the engine's wheel is built first, as
+``pip install .`` builds it (setup.py compiles the search's hot modules with mypyc),
+and PyInstaller takes the engine from it. Without mypyc or a C compiler that wheel
+is pure Python and so is the binary (a warning says so); ``--pure`` asks for that.
 """
 
 from __future__ import annotations
@@ -13,23 +18,75 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYINSTALLER = "pyinstaller>=6.0,<7"
+#: What a compiled module's file name ends with here (".cpython-311-x86_64-linux-gnu.so").
+EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def build_wheel(dest: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+    """Build the engine's wheel as ``pip install .`` does, from a copy of the
+    checkout (a build writes build/ and *.egg-info beside the sources; two builds
+    must not share them), and unpack it into *dest*/site. Returns that folder and
+    what the build printed. Needs setuptools and mypy in this interpreter (no build
+    isolation: nothing is downloaded)."""
+    shutil.rmtree(dest, ignore_errors=True)
+    source = dest / "source"
+    source.mkdir(parents=True)
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", f"*{EXTENSION}")
+    for name in ("src", "assets"):
+        shutil.copytree(ROOT / name, source / name, ignore=ignore)
+    out = dest / "wheel"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-v", str(source), "--no-deps", "--no-build-isolation", "-w", str(out)],
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=dest,
+    )
+    if built.returncode != 0:
+        raise RuntimeError(f"building the wheel failed:\n{built.stderr[-3000:]}")
+    (wheel,) = out.glob("blitzaco-*.whl")
+    site = dest / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    return site, built.stdout + built.stderr
+
+
+def compiled_modules(site: Path) -> list[str]:
+    """The compiled modules in an unpacked wheel, by import name (mypyc's shared
+    library, a top-level module, among them)."""
+    names = []
+    for path in sorted(site.rglob(f"*{EXTENSION}")):
+        parts = path.relative_to(site).parts
+        names.append(".".join((*parts[:-1], parts[-1][: -len(EXTENSION)])))
+    return names
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--onedir", action="store_true", help="a folder instead of a single file")
     parser.add_argument("--dist", default=str(ROOT / "dist"), help="where the result goes")
+    parser.add_argument("--pure", action="store_true", help="the pure-Python modules, not the compiled ones")
     args = parser.parse_args(argv)
 
     if importlib.util.find_spec("PyInstaller") is None:
         subprocess.run([sys.executable, "-m", "pip", "install", PYINSTALLER], check=True)
     env = {**os.environ, "BLITZACO_ONEDIR": "1" if args.onedir else "0"}
+    if not args.pure:
+        site, _ = build_wheel(ROOT / "build" / "native")
+        compiled = compiled_modules(site)
+        if not compiled:
+            print("blitzaco: the wheel was built pure (no mypyc or no C compiler): a pure-Python binary",
+                  file=sys.stderr)
+        env["BLITZACO_SITE"] = str(site)
+        env["BLITZACO_COMPILED"] = ",".join(compiled)
     command = [
         sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
         "--distpath", args.dist, "--workpath", str(ROOT / "build" / "pyinstaller"),

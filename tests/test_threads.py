@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.engine
@@ -148,12 +149,15 @@ def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPa
 
     mains: list[engine_module.Search] = []
 
-    class Recorded(engine_module.Search):  # type: ignore[misc]
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
-            mains.append(self)
+    real_search = engine_module.Search
 
-    monkeypatch.setattr(engine_module, "Search", Recorded)
+    def recorded(*args: Any, **kwargs: Any) -> engine_module.Search:
+        # A wrapper, not a subclass: the compiled Search (setup.py) cannot be subclassed.
+        search = real_search(*args, **kwargs)
+        mains.append(search)
+        return search
+
+    monkeypatch.setattr(engine_module, "Search", recorded)
     engine = Engine()
     try:
         engine.set_option("own_book", False)

@@ -1,0 +1,91 @@
+"""Build hook: the search's hot modules compiled with mypyc where that works.
+
+The metadata lives in pyproject.toml; this file only decides what is compiled.
+
+* ``pip install .`` (any wheel build) compiles the modules in :data:`NATIVE` with
+  mypyc when mypyc and a C compiler work, and installs the pure-Python package when
+  they do not: a warning says so and the engine behaves identically, only slower.
+* ``BLITZACO_PURE=1`` skips the compilation on purpose.
+* Editable installs (``pip install -e .``) are always pure: a compiled module next
+  to its source would hide every later edit of that source.
+
+The same source is the pure module and the compiled one: there is nothing to keep in
+step. ``tests/test_native.py`` builds the wheel both ways and checks that ``bench``
+searches the same tree.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+#: What mypyc compiles: the modules a search node runs through.
+NATIVE = [
+    "src/blitzaco/evaluate.py",
+    "src/blitzaco/movepick.py",
+    "src/blitzaco/moves.py",
+    "src/blitzaco/position.py",
+    "src/blitzaco/search.py",
+    "src/blitzaco/tt.py",
+]
+#: Commands that build a wheel or an installation (not metadata, not editable).
+_BUILDS = {"bdist_wheel", "build", "build_ext", "install"}
+
+
+def _warn(message: str) -> None:
+    print(f"blitzaco: {message}; installing the pure-Python engine (same play, slower)", file=sys.stderr)
+
+
+def native_modules() -> list:
+    """The mypyc extensions, or [] when this build is to stay pure."""
+    if os.environ.get("BLITZACO_PURE") == "1" or not _BUILDS & set(sys.argv[1:]):
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        _warn("mypyc is not installed")
+        return []
+    try:
+        return mypycify(NATIVE, opt_level="3", debug_level="0")
+    except BaseException as exc:  # mypy's type errors end in SystemExit
+        _warn(f"mypyc could not compile the engine ({exc!r})")
+        return []
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that falls back to the pure package when the C compiler fails,
+    leaving no half-built extension behind (a compiled module without mypyc's shared
+    library would not import)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # CompileError, LinkError, a missing compiler
+            for path in self.get_outputs():
+                if os.path.exists(path):
+                    os.remove(path)
+            _warn(f"the C compiler failed ({exc})")
+
+
+class PureBuildPy(build_py):
+    """build_py that, in a pure build, removes the compiled modules an earlier
+    compiled build left in build/ (they would be packed into the wheel and shadow
+    the sources)."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.distribution.ext_modules:
+            names = [os.path.splitext(os.path.basename(path))[0] for path in NATIVE]
+            stale = [pattern for name in names for pattern in (f"blitzaco/{name}.*.so", f"blitzaco/{name}.*.pyd")]
+            stale += ["*__mypyc.*.so", "*__mypyc.*.pyd"]
+            for pattern in stale:
+                for path in glob.glob(os.path.join(self.build_lib, pattern)):
+                    os.remove(path)
+
+
+setup(ext_modules=native_modules(), cmdclass={"build_ext": OptionalBuildExt, "build_py": PureBuildPy})

@@ -1,0 +1,120 @@
+"""The compiled engine (setup.py compiles the search's hot modules with mypyc).
+
+The wheel is built twice, as ``pip install .`` builds it: once with the C compiler,
+which must compile every module setup.py names and search exactly the tree the pure
+modules search, and once with a compiler that fails, which must fall back to the
+pure package (a warning, and an engine that plays). The compiled build takes about a
+minute of CPU; deselect with ``-m 'not native'`` when iterating on something else.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.native
+
+#: setup.py's list, read from the file itself so that the test follows it.
+NATIVE = next(
+    [element.value for element in node.value.elts]  # type: ignore[attr-defined]
+    for node in ast.parse((ROOT / "setup.py").read_text()).body
+    if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE"
+)
+EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def _build(tmp_path: Path, env: dict[str, str]) -> tuple[Path, str]:
+    """The wheel built from this checkout and unpacked (scripts/build_binary.py does
+    the same for the binary): (the folder to put on PYTHONPATH, the build's output)."""
+    spec = importlib.util.spec_from_file_location("build_binary", ROOT / "scripts" / "build_binary.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script.build_wheel(tmp_path / "build", env)
+
+
+def _run(site: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=site, check=True, timeout=600
+    )
+    return done.stdout
+
+
+def _compiled(site: Path) -> dict[str, bool]:
+    """Whether each module of NATIVE is imported from a compiled file."""
+    names = [Path(path).stem for path in NATIVE]
+    code = "import importlib; " + "; ".join(f"print(importlib.import_module('blitzaco.{n}').__file__)" for n in names)
+    files = _run(site, "-c", code).split()
+    return {name: file.endswith(EXTENSION) for name, file in zip(names, files, strict=True)}
+
+
+def _bench_nodes(site: Path | None, depth: int) -> int:
+    if site is None:  # the package under test, as installed
+        out = subprocess.run(
+            [sys.executable, "-m", "blitzaco", "bench", str(depth)], capture_output=True, text=True, check=True
+        ).stdout
+    else:
+        out = _run(site, "-m", "blitzaco", "bench", str(depth))
+    match = re.search(r"Nodes searched: (\d+)", out)
+    assert match, out
+    return int(match.group(1))
+
+
+def _play(site: Path) -> None:
+    """Drive the built engine through a UCI client: a few searched moves."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "blitzaco"], env=env, cwd=site, timeout=30)
+    try:
+        engine.configure({"OwnBook": False})
+        board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+        result = engine.play(board, chess.engine.Limit(depth=3))
+        assert result.move == chess.Move.from_uci("h5f7")  # mate in one
+        for _ in range(6):
+            result = engine.play(board, chess.engine.Limit(nodes=2000))
+            assert result.move is not None and result.move in board.legal_moves
+            board.push(result.move)
+            if board.is_game_over():
+                break
+    finally:
+        engine.quit()
+
+
+def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
+    pytest.importorskip("mypyc.build")
+    if shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    site, log = _build(tmp_path, {"BLITZACO_PURE": "0"})
+    assert "pure-Python" not in log, log[-3000:]
+    assert _compiled(site) == {Path(path).stem: True for path in NATIVE}
+    # The same search node for node: bench at depth 5 over the 30 positions.
+    assert _bench_nodes(site, 5) == _bench_nodes(None, 5)
+    perft = _run(site, "-m", "blitzaco", "perft", "4")
+    assert "197281" in perft
+    _play(site)
+
+
+def test_when_the_compiler_fails_the_wheel_is_pure_and_plays(tmp_path: Path) -> None:
+    site, log = _build(tmp_path, {"CC": "false", "BLITZACO_PURE": "0"})
+    assert "installing the pure-Python engine" in log
+    assert not list(site.rglob(f"*{EXTENSION}")), "no half-built extension is left in the wheel"
+    assert _compiled(site) == {Path(path).stem: False for path in NATIVE}
+    _play(site)
+
+
+def test_pure_on_request(tmp_path: Path) -> None:
+    site, _ = _build(tmp_path, {"BLITZACO_PURE": "1"})
+    assert _compiled(site) == {Path(path).stem: False for path in NATIVE}
