@@ -52,7 +52,7 @@ def native_modules() -> list:
         return []
     try:
         return mypycify(NATIVE, opt_level="3", debug_level="0")
-    except BaseException as exc:  # mypy's type errors end in SystemExit
+    except (Exception, SystemExit) as exc:  # mypy's type errors end in SystemExit; Ctrl-C still stops
         _warn(f"mypyc could not compile the engine ({exc!r})")
         return []
 

@@ -46,8 +46,10 @@ def _build(tmp_path: Path, env: dict[str, str]) -> tuple[Path, str]:
     return script.build_wheel(tmp_path / "build", env)
 
 
-def _run(site: Path, *args: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(site)}
+def _run(site: Path | None, *args: str) -> str:
+    """Python with *args*, importing the engine from *site* (None: the package under
+    test, as installed)."""
+    env = {**os.environ, "PYTHONPATH": str(site)} if site is not None else None
     done = subprocess.run(
         [sys.executable, *args], capture_output=True, text=True, env=env, cwd=site, check=True, timeout=600
     )
@@ -63,12 +65,7 @@ def _compiled(site: Path) -> dict[str, bool]:
 
 
 def _bench_nodes(site: Path | None, depth: int) -> int:
-    if site is None:  # the package under test, as installed
-        out = subprocess.run(
-            [sys.executable, "-m", "blitzaco", "bench", str(depth)], capture_output=True, text=True, check=True
-        ).stdout
-    else:
-        out = _run(site, "-m", "blitzaco", "bench", str(depth))
+    out = _run(site, "-m", "blitzaco", "bench", str(depth))
     match = re.search(r"Nodes searched: (\d+)", out)
     assert match, out
     return int(match.group(1))
