@@ -39,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         default=[20, 16, 12, 8, 4, 0],
         help="measure: the Skill Levels (0-20) to measure",
     )
+    parser.add_argument(
+        "--first-guess",
+        type=float,
+        help="measure: the Elo guessed for the highest level, instead of its elo_of_level entry",
+    )
     parser.add_argument("--elo", type=int, nargs="+", default=[1400, 1600], help="verify: the UCI_Elo values")
     parser.add_argument(
         "--engine",
@@ -76,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.command == "measure":
         table = Config().levels.elo_of_level
-        results = measure(plan, args.levels, table, print_progress)
+        results = measure(plan, args.levels, table, print_progress, args.first_guess)
         print("\n".join(format_rows(results)))
         print(f"elo_of_level = {list(fitted_table(results, table))}")
     else:

@@ -11,6 +11,8 @@ import chess.polyglot
 import pytest
 from uci_driver import DATA, UciProcess
 
+from blitzaco.config import Config
+
 
 def _errors(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("info string error")]
@@ -385,7 +387,8 @@ def test_strength_options_are_declared_and_checked(uci: UciProcess) -> None:
     declared = [line for line in uci.handshake() if line.startswith("option name")]
     assert "option name Skill Level type spin default 20 min 0 max 20" in declared
     assert "option name UCI_LimitStrength type check default false" in declared
-    assert any(line.startswith("option name UCI_Elo type spin default 1750 min 800") for line in declared)
+    top = Config().levels.elo_of_level[20]
+    assert f"option name UCI_Elo type spin default {top} min 800 max {top}" in declared
     uci.send("setoption name Skill Level value 21")
     uci.send("setoption name UCI_Elo value 700")
     uci.send("isready")

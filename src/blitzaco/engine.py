@@ -145,7 +145,7 @@ class Options:
     show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
     skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
     limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
-    elo: int = _option(1750, "UCI_Elo", "spin", 800, 1750)
+    elo: int = _option(2000, "UCI_Elo", "spin", 800, 2000)  # the ends of [levels] elo_of_level
 
 
 class OptionError(ValueError):

@@ -4,9 +4,13 @@ Stockfish 15.1's ``UCI_Elo`` (1350 to 2850) is tied to CCRL 40/4 ratings by its
 authors; BlitzACO's ``[levels] elo_of_level`` is tied to it here, in two steps.
 
 **Measure** (:func:`measure`): each ``Skill Level`` asked for plays a match,
-highest level first. A level whose current entry in ``elo_of_level`` is at least
-:data:`STOCKFISH_LOWEST` plays Stockfish at that ``UCI_Elo`` (rounded to 10,
-clamped to Stockfish's range); its Elo is Stockfish's plus the match's difference.
+highest level first, against an opponent near its guessed strength. The guess is
+the level's entry in ``elo_of_level`` shifted by what the level measured just before
+it found (its measured Elo minus its entry), so that one surprise at the top does
+not put every lower level against a far weaker or stronger opponent; the first
+level's guess is its entry, or ``first_guess``. A level guessed at
+:data:`STOCKFISH_LOWEST` or more plays Stockfish at that ``UCI_Elo`` (rounded to
+10, clamped to Stockfish's range); its Elo is Stockfish's plus the match's difference.
 A level below plays the nearest level measured before it (the chain that extends
 the scale below Stockfish's lowest setting); its Elo is that level's plus the
 difference, and the errors add up along the chain (in quadrature). A match that
@@ -183,15 +187,23 @@ def _play(
 
 
 def measure(
-    plan: Plan, levels: Sequence[int], table: Sequence[int], progress: Callable[[str], None] | None = None
+    plan: Plan,
+    levels: Sequence[int],
+    table: Sequence[int],
+    progress: Callable[[str], None] | None = None,
+    first_guess: float | None = None,
 ) -> list[Measurement]:
     """Measure each Skill Level in *levels* (highest first) against Stockfish or
-    the chain, starting from the guesses in *table* (``elo_of_level``)."""
+    the chain, starting from the guesses in *table* (``elo_of_level``), the first
+    level's replaced by *first_guess* when given."""
     done: list[Measurement] = []
-    for level in sorted(set(levels), reverse=True):
+    order = sorted(set(levels), reverse=True)
+    shift = 0.0 if first_guess is None or not order else first_guess - table[order[0]]
+    for level in order:
         subject = _with_options(plan.engine, f"level{level}", {"Skill Level": level, "UCI_LimitStrength": False})
-        if table[level] >= STOCKFISH_LOWEST or not done:
-            setting = stockfish_elo(table[level])
+        guess = table[level] + shift
+        if guess >= STOCKFISH_LOWEST or not done:
+            setting = stockfish_elo(guess)
             opponent = _with_options(plan.stockfish, f"sf{setting}", {"UCI_LimitStrength": True, "UCI_Elo": setting})
             name, elo, error = f"Stockfish UCI_Elo {setting}", float(setting), 0.0
         else:
@@ -203,6 +215,7 @@ def measure(
             name, elo, error = f"level {parent.level}", parent.elo, parent.error
         report = _play(plan, subject, opponent, f"level{level}-vs-{opponent.name}", progress)
         done.append(Measurement(f"level {level}", name, elo, error, report.wins, report.draws, report.losses, level))
+        shift = done[-1].elo - table[level]
     return done
 
 
