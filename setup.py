@@ -31,6 +31,7 @@ NATIVE = [
     "src/blitzaco/moves.py",
     "src/blitzaco/position.py",
     "src/blitzaco/search.py",
+    "src/blitzaco/sharedtt.py",
     "src/blitzaco/tt.py",
 ]
 #: Commands that build a wheel or an installation (not metadata, not editable).

@@ -222,7 +222,7 @@ class Engine:
                 else:
                     assert isinstance(self.tt, TranspositionTable)
                     self.tt.resize(value)
-            except (MemoryError, OSError) as err:  # OSError: blitzaco.sharedtt.SharedMemoryError
+            except (MemoryError, OSError) as err:  # OSError: blitzaco.shm.SharedMemoryError
                 raise OptionError(f"not enough memory for Hash {value}: {err}") from None
         elif name == "threads":
             return self._set_threads(value)

@@ -26,31 +26,29 @@ written with one aligned 8-byte store (``memoryview`` of format ``Q``).
 
 The memory is named and sized once; every process maps it, so ``Hash`` counts once
 whatever the number of threads. The process that creates the block owns it and
-unlinks it (:meth:`SharedTranspositionTable.close`); helpers attach by name.
+unlinks it (:meth:`SharedTranspositionTable.close`); helpers attach by name
+(:mod:`blitzaco.shm`, which this module leaves to the interpreter: setup.py compiles
+this one, and a compiled module cannot define a subclass of ``OSError``).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from multiprocessing import shared_memory
+from typing import Final
 
+from blitzaco.shm import SharedMemoryError, attach_block, check_room
 from blitzaco.tt import Entry
 
-__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "SharedMemoryError", "attach_block", "pack", "unpack"]
+__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "SharedMemoryError", "pack", "unpack"]
 
 #: Bytes per entry: two 64-bit words.
-SHARED_ENTRY_BYTES = 16
-_FILLED = 1 << 63
-_MOVE_MASK = 0xFFFF
-_SCORE_OFFSET = 32768  # scores are within +-32001 (MATE + 1)
-_DEPTH_MAX = 255
-_GENERATION_MASK = 0xFF
-_ZERO_CHUNK = bytes(1 << 20)
-
-
-class SharedMemoryError(OSError):
-    """The shared block cannot be created or mapped (not enough shared memory)."""
+SHARED_ENTRY_BYTES: Final = 16
+_FILLED: Final = 1 << 63
+_MOVE_MASK: Final = 0xFFFF
+_SCORE_OFFSET: Final = 32768  # scores are within +-32001 (MATE + 1)
+_DEPTH_MAX: Final = 255
+_GENERATION_MASK: Final = 0xFF
+_ZERO_CHUNK: Final = bytes(1 << 20)
 
 
 def pack(move: int, score: int, depth: int, bound: int, generation: int) -> int:
@@ -71,41 +69,9 @@ def unpack(key: int, data: int) -> Entry:
     )
 
 
-def attach_block(name: str) -> shared_memory.SharedMemory:
-    """Map the shared block *name* that another process created, without handing it
-    to this process's resource tracker: the creator owns the block and frees it (its
-    tracker frees it too when the creator is killed), and a block registered twice
-    would be freed twice. Raises :class:`FileNotFoundError` when it is gone."""
-    if sys.version_info >= (3, 13):
-        return shared_memory.SharedMemory(name=name, track=False)  # type: ignore[call-arg,unused-ignore]
-    from multiprocessing import resource_tracker
-
-    register = resource_tracker.register
-    resource_tracker.register = _untracked
-    try:
-        return shared_memory.SharedMemory(name=name)
-    finally:
-        resource_tracker.register = register
-
-
-def _untracked(name: object, rtype: str) -> None:
-    """Stands in for the resource tracker's register while a block is attached."""
-
-
 def _entries_for(megabytes: int) -> int:
     entries = max(1, megabytes * 1024 * 1024 // SHARED_ENTRY_BYTES)
     return 1 << (entries.bit_length() - 1)
-
-
-def _check_room(size: int) -> None:
-    """On Linux the block lives in /dev/shm, which a container may keep small; a
-    block larger than the room left there is created but crashes the process (bus
-    error) when written past it, so refuse it now."""
-    if sys.platform.startswith("linux") and os.path.isdir("/dev/shm"):
-        stat = os.statvfs("/dev/shm")
-        room = stat.f_bavail * stat.f_frsize
-        if size > room:
-            raise SharedMemoryError(f"{size >> 20} MB of shared memory asked, {room >> 20} MB free in /dev/shm")
 
 
 class SharedTranspositionTable:
@@ -123,7 +89,7 @@ class SharedTranspositionTable:
             if megabytes is None:
                 raise ValueError("give the size or the name")
             size = _entries_for(megabytes) * SHARED_ENTRY_BYTES
-            _check_room(size)
+            check_room(size)
             try:
                 self._shm = shared_memory.SharedMemory(create=True, size=size)
             except OSError as err:
@@ -137,6 +103,7 @@ class SharedTranspositionTable:
         self._bytes = buf[: entries * SHARED_ENTRY_BYTES]
         self.words = self._bytes.cast("Q")
         self.mask = entries - 1
+        self._closed = False
         # Whether a search may have written since the table was made or cleared. A
         # new block reads as zeros (POSIX and Windows both hand out zeroed pages),
         # and clearing it before anything was written (ucinewgame before the first
@@ -159,11 +126,11 @@ class SharedTranspositionTable:
     def close(self) -> None:
         """Unmap the table; the creating process also frees it (other processes'
         mappings stay valid until they close theirs)."""
-        if self.words is None:
+        if self._closed:
             return
+        self._closed = True  # a released view raises ValueError if still used
         self.words.release()
         self._bytes.release()
-        self.words = None  # type: ignore[assignment]
         self._shm.close()
         if self._owner:
             try:

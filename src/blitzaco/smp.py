@@ -63,7 +63,8 @@ from typing import Any
 import chess
 
 from blitzaco.config import Config, ThreadsConfig
-from blitzaco.sharedtt import SharedMemoryError, SharedTranspositionTable, attach_block
+from blitzaco.sharedtt import SharedTranspositionTable
+from blitzaco.shm import SharedMemoryError, attach_block
 from blitzaco.timeman import Poll
 
 __all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "SharedMemoryError"]
