@@ -387,8 +387,13 @@ def test_strength_options_are_declared_and_checked(uci: UciProcess) -> None:
     declared = [line for line in uci.handshake() if line.startswith("option name")]
     assert "option name Skill Level type spin default 20 min 0 max 20" in declared
     assert "option name UCI_LimitStrength type check default false" in declared
-    top = Config().levels.elo_of_level[20]
-    assert f"option name UCI_Elo type spin default {top} min 800 max {top}" in declared
+    # UCI_Elo spans the calibrated table: at least 800 down to full strength, its top
+    # is level 20 and its bottom is no weaker than level 0 plays.
+    table = Config().levels.elo_of_level
+    elo = next(line.split() for line in declared if line.startswith("option name UCI_Elo "))
+    low, high = int(elo[elo.index("min") + 1]), int(elo[elo.index("max") + 1])
+    assert elo[elo.index("default") + 1] == str(high) == str(table[20])
+    assert table[0] <= low <= 800
     uci.send("setoption name Skill Level value 21")
     uci.send("setoption name UCI_Elo value 700")
     uci.send("isready")

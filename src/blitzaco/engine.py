@@ -145,7 +145,7 @@ class Options:
     show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
     skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
     limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
-    elo: int = _option(2000, "UCI_Elo", "spin", 800, 2000)  # the ends of [levels] elo_of_level
+    elo: int = _option(1742, "UCI_Elo", "spin", 750, 1742)  # within [levels] elo_of_level, up to its level 20
 
 
 class OptionError(ValueError):
