@@ -21,8 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     model = fit(data)
     print(f"{len(data)} scored moves of {games} games; log loss {log_loss(data, WdlConfig()):.4f} (defaults) -> "
           f"{log_loss(data, model):.4f} (fitted)")
-    section = dump_toml(Config(wdl=model)).split("[wdl]")[1]
-    print("[wdl]" + section)
+    section = dump_toml(Config(wdl=model)).split("[wdl]\n")[1].split("\n\n")[0]  # up to the blank line ending it
+    print("[wdl]\n" + section)
     if args.plot:
         plot(data, model, args.plot, games)
         print(f"plot written to {args.plot}")

@@ -589,3 +589,22 @@ def test_label_files_are_counted_and_read_from_a_record_on() -> None:
                                                                   for r in records[590:]]
     assert target(0, 0.5) == 0.5 and target(361.0, 1.0, lam=1.0) == pytest.approx(1 / (1 + math.exp(-1)))
     assert target(-10_000, 0.0) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_fit_wdl_prints_only_the_wdl_section(tmp_path: Path) -> None:
+    """scripts/fit_wdl.py prints the [wdl] section to paste into config.toml: that
+    section and nothing of the tables after it."""
+    import tomllib
+
+    games = []
+    for number, (result, sign) in enumerate([("1-0", 1), ("0-1", -1), ("1/2-1/2", 0)] * 4):
+        moves = "1. e4 { %+.2f/6 0.10s } 1... e5 { %+.2f/6 0.10s } 2. Nf3 { %+.2f/6 0.10s }" % (
+            0.3 * sign + 0.01 * number, -0.3 * sign, 0.5 * sign)
+        games.append(f'[Round "{number + 1}"]\n[White "a"]\n[Black "b"]\n[Result "{result}"]\n\n{moves} {result}\n')
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join(games))
+    script = Path(__file__).parent.parent / "scripts" / "fit_wdl.py"
+    out = subprocess.run([sys.executable, str(script), str(pgn)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    section = out.stdout[out.stdout.index("[wdl]"):]
+    assert set(tomllib.loads(section)) == {"wdl"} and set(tomllib.loads(section)["wdl"]) == {"a", "b"}
