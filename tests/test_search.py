@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import chess
 import pytest
 from recorder import Recorder
 
 from blitzaco.engine import Engine
 from blitzaco.search import MATE, Bound, PvLine, mate_in
-from blitzaco.timeman import Limits
+from blitzaco.timeman import Limits, time_budget
 
 
 def searching_engine(config=None) -> Engine:
@@ -305,6 +307,31 @@ def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     full = engine.think(board, Limits(depth=3), full_recorder)
     assert full.depth == 3  # full strength: no level's depth cap, no pick, no level message
     assert not any("level" in message for message in full_recorder.messages)
+
+
+@pytest.mark.parametrize("level", [0, 10, 19])
+def test_a_levels_moves_stay_within_its_node_limit_and_the_clock(level: int) -> None:
+    """A level never searches more than its level_nodes, whatever the clock allows,
+    and on a short clock it stops at the clock's hard limit like full strength (a
+    weak level never thinks longer than full strength would)."""
+    engine = searching_engine()
+    engine.set_option("skill_level", level)
+    cap = engine.config.levels.level_nodes[level]
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    for _ in range(3):
+        result = engine.think(board, Limits(wtime=600_000, btime=600_000))
+        assert 0 < result.nodes <= cap and result.move in board.legal_moves
+    clock = Limits(wtime=200, btime=200)
+    hard = time_budget(clock, chess.WHITE, engine.options.move_overhead, engine.config.time)
+    assert hard is not None
+    started = time.perf_counter()
+    result = engine.think(board, clock)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert result.move in board.legal_moves and result.nodes <= cap
+    # Generous slack for a loaded machine: the point is that the level's search is
+    # bound by the clock (level 19's 43,900 nodes take over a second), not only by
+    # its depth and node count.
+    assert elapsed_ms <= hard.hard_ms + 250, (elapsed_ms, hard)
 
 
 def test_the_weak_pick_spares_a_mate_in_one_and_big_blunders_from_safe_level() -> None:
