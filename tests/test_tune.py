@@ -604,7 +604,10 @@ def test_fit_wdl_prints_only_the_wdl_section(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
     pgn.write_text("\n".join(games))
     script = Path(__file__).parent.parent / "scripts" / "fit_wdl.py"
-    out = subprocess.run([sys.executable, str(script), str(pgn)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(script), str(pgn), "--check", str(pgn)], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr
+    assert "held out, 36 scored moves of 12 games" in out.stdout  # --check reads the other games
     section = out.stdout[out.stdout.index("[wdl]"):]
     assert set(tomllib.loads(section)) == {"wdl"} and set(tomllib.loads(section)["wdl"]) == {"a", "b"}

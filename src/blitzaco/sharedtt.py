@@ -39,7 +39,7 @@ from typing import Final
 from blitzaco.shm import SharedMemoryError, attach_block, check_room
 from blitzaco.tt import Entry
 
-__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "SharedMemoryError", "pack", "unpack"]
+__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack", "unpack"]
 
 #: Bytes per entry: two 64-bit words.
 SHARED_ENTRY_BYTES: Final = 16
