@@ -226,3 +226,110 @@ def test_with_count_ponder_the_pondering_counts_against_the_budget() -> None:
     assert afresh.hard_deadline is not None
     assert before + budget.hard_ms / 1000 <= afresh.hard_deadline <= after + budget.hard_ms / 1000
     assert counted.hard_deadline == pytest.approx(start + budget.hard_ms / 1000)
+
+
+# ------------------------------------------------------------------ iteration trim
+
+TRIM_FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int = 5):
+    """A search of TRIM_FEN to *max_depth* with the trim's signal *due* (None: no
+    trim); returns (search, depths of the completed iterations)."""
+    from blitzaco.config import Config
+    from blitzaco.pheromone import Trails
+    from blitzaco.search import Search, Trim
+    from blitzaco.static_eval import StaticEval
+    from blitzaco.tt import TranspositionTable
+
+    config = Config()
+    static = StaticEval(config, Trails(config.pheromone))
+    board = chess.Board(TRIM_FEN)
+    trim = Trim(due, depth, fall) if due is not None else None  # type: ignore[arg-type]
+    search = Search(static.position(board), static, TranspositionTable(1), config.search,
+                    SearchControl(Limits(depth=max_depth), None), list(board.legal_moves), trim=trim)
+    return search, [iteration.depth for iteration in search.iterate(max_depth)]
+
+
+def test_a_trim_never_due_leaves_the_search_alone() -> None:
+    """The trim only ends iterations: never due, the tree is the untrimmed one."""
+    plain, plain_depths = _trim_search(None)
+    trimmed, depths = _trim_search(lambda: False)
+    assert depths == plain_depths == [1, 2, 3, 4, 5]
+    assert trimmed.nodes == plain.nodes and not trimmed.stopped
+    assert trimmed.best_line() == plain.best_line()
+
+
+def test_a_due_trim_ends_the_iteration_once_the_best_move_is_confirmed() -> None:
+    """Due from the start, the first iteration at the trim's depth ends as soon as the
+    previous best move is searched at that depth (and not beaten): the result is that
+    move with the new depth's score, at a fraction of the iteration's nodes."""
+    plain, _ = _trim_search(None, max_depth=4)
+    at_three, _ = _trim_search(None, max_depth=3)
+    trimmed, depths = _trim_search(lambda: True, depth=4, max_depth=4)
+    assert depths == [1, 2, 3]
+    assert trimmed.stopped
+    pv, score, depth = trimmed.best_line()
+    assert depth == 4
+    assert pv[0] == at_three.best_line()[0][0]
+    assert trimmed.nodes < plain.nodes
+    assert -MATE_LIMIT < score < MATE_LIMIT
+
+
+MATE_LIMIT = 30_000
+
+
+def test_a_trim_spares_a_changed_or_falling_best_move() -> None:
+    """The trim's predicate: not while another move is best at the new depth, nor
+    when the previous best fell by more than the margin, nor before its depth, nor
+    before it is due."""
+    due = [True]
+    search, _ = _trim_search(lambda: due[0], depth=3, fall=20, max_depth=2)
+    anchor, other = search.root_moves[0], search.root_moves[1]
+    search._anchor = anchor
+    anchor.previous_score, anchor.score = 50, 40
+    search._partial = anchor
+    assert search._trimmed(3)
+    assert not search._trimmed(2)  # below the trim's depth
+    due[0] = False
+    assert not search._trimmed(3)  # not due yet
+    due[0] = True
+    search._partial = other
+    assert not search._trimmed(3)  # the best move changed
+    search._partial = anchor
+    anchor.score = 25
+    assert not search._trimmed(3)  # fell by 25 > 20
+    search._anchor = None
+    assert not search._trimmed(3)  # the first iteration
+
+
+@pytest.mark.parametrize("trim", [True, False])
+def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyPatch, trim: bool) -> None:
+    """With [time] trim on, a search on the clock gets the trim (tied to its soft
+    limit); fixed-depth and infinite searches never; with it off, none does."""
+    from blitzaco import engine as engine_module
+    from blitzaco.config import Config
+
+    trims: list[object] = []
+    real_search = engine_module.Search
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        trims.append(kwargs.get("trim"))
+        return real_search(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_module, "Search", recorded)
+    config = Config()
+    config = dataclasses.replace(config, time=dataclasses.replace(config.time, trim=trim))
+    engine = engine_module.Engine(config)
+    engine.set_option("own_book", False)
+    board = chess.Board(TRIM_FEN)
+    result = engine.think(board, Limits(wtime=2_000, btime=2_000))
+    assert board.is_legal(result.move)
+    engine.think(board, Limits(depth=3))
+    clock_trim, depth_trim = trims
+    assert depth_trim is None
+    if trim:
+        assert clock_trim is not None
+        assert (clock_trim.depth, clock_trim.fall) == (config.time.trim_depth, config.time.trim_fall)
+    else:
+        assert clock_trim is None

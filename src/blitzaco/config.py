@@ -453,6 +453,19 @@ class TimeConfig:
         lo=1,
         hi=64,
     )
+    trim: bool = _param(
+        "Once the soft limit has passed, end the current iteration after any root move as soon as the "
+        "previous iteration's best move has been searched at the new depth, is still best and has not "
+        "fallen by more than trim_fall: the rest of the iteration would most likely confirm it, and the "
+        "time is kept for moves whose best move is unsure. Off until a match shows it wins."
+    )
+    trim_depth: int = _param("Iterations below this depth are never trimmed (plies).", lo=1, hi=64)
+    trim_fall: int = _param(
+        "A best move whose score fell by more than this since the previous iteration is not trimmed "
+        "(centipawns).",
+        lo=0,
+        hi=10000,
+    )
 
 
 # -------------------------------------------------------------------------- threads

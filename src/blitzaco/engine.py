@@ -30,7 +30,7 @@ from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails, bundled_memory
 from blitzaco.position import compute_key, repetition_window
 from blitzaco.probe import Probe
-from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, mate_in, tablebase_score
+from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, Trim, mate_in, tablebase_score
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import IterationReport, Limits, Poll, SearchControl, Stability, time_budget
 from blitzaco.tt import MOVE, Table, TranspositionTable
@@ -307,6 +307,11 @@ class Engine:
         options = self.options
         return HelperSettings(self.config, options.syzygy_path, options.syzygy_probe_limit)
 
+    def _trim(self, control: SearchControl) -> Trim | None:
+        """The iteration trim of ``[time]`` for a search on the clock, or None."""
+        cfg = self.config.time
+        return Trim(control.soft_expired, cfg.trim_depth, cfg.trim_fall) if cfg.trim else None
+
     def close(self) -> None:
         """End the helper processes and free the shared table (the engine then
         searches alone with a list table). Called when the engine quits."""
@@ -509,6 +514,7 @@ class Engine:
             tablebase=self.probe if self.probe.tablebase is not None else None,
             on_message=report.message,
             trails=trails,
+            trim=self._trim(control) if budget_known and not analysing and limits.mate is None else None,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         if level < 20:

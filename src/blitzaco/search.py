@@ -70,6 +70,7 @@ __all__ = [
     "RootChoice",
     "Search",
     "SearchStopped",
+    "Trim",
     "mate_in",
     "tablebase_score",
 ]
@@ -146,6 +147,17 @@ class RootChoice:
         return all(a >= b for a, b in zip(mine, theirs, strict=True)) and mine != theirs
 
 
+@dataclass(frozen=True)
+class Trim:
+    """When an iteration may end before its last root move ([time] trim): from
+    *depth* on, once *due* (the soft limit has passed) and the previous iteration's
+    best move is confirmed at the new depth, within *fall* centipawns."""
+
+    due: Callable[[], bool]
+    depth: int
+    fall: int
+
+
 class SearchStopped(Exception):
     """Raised inside the search when it must end now."""
 
@@ -203,12 +215,14 @@ class Search:
         tablebase: Probe | None = None,
         on_message: Callable[[str], None] | None = None,
         trails: Trails | None = None,
+        trim: Trim | None = None,
     ) -> None:
         """*tt*: the list table, or the shared one when helper processes search
         beside this one. *control*: polled every :data:`POLL_INTERVAL` nodes
         (:class:`~blitzaco.timeman.SearchControl`, or the helpers' stop signal).
         *trails*: the pheromone memory when it is switched on (it orders moves; its
-        evaluation bonus is *static*'s business)."""
+        evaluation bonus is *static*'s business). *trim*: when an iteration may end
+        early, after a root move (see :class:`Trim`); None: never."""
         if not root_moves:
             raise ValueError("no root moves to search")
         self.pos = pos
@@ -236,6 +250,8 @@ class Search:
         self._pv: list[tuple[int, ...]] = [()] * (MAX_PLY + 2)  # move codes
         self._partial: _RootMove | None = None
         self._depth = 0
+        self.trim = trim if multipv == 1 else None
+        self._anchor: _RootMove | None = None  # the previous iteration's best move
         # Ordering memory, fresh for every search (deterministic node counts).
         self._killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         self._counters = [0] * 4096
@@ -275,6 +291,7 @@ class Search:
             for root_move in self.root_moves:
                 root_move.previous_score = root_move.score
                 root_move.nodes = 0
+            self._anchor = self.root_moves[0] if self.completed_depth else None
             started = self.nodes
             try:
                 for pv_index in range(self.multipv):
@@ -446,7 +463,25 @@ class Search:
                     self._partial = rm
                 if score >= beta:
                     break
+            if self.trim is not None and self._trimmed(depth):
+                raise SearchStopped
         return best
+
+    def _trimmed(self, depth: int) -> bool:
+        """Whether the iteration at *depth* may end here: the previous iteration's
+        best move has been searched at this depth, is still the best and has not
+        fallen by more than the trim's margin, and the trim's signal (the soft limit)
+        says the time is up."""
+        trim = self.trim
+        anchor = self._anchor
+        return (
+            trim is not None
+            and anchor is not None
+            and self._partial is anchor
+            and depth >= trim.depth
+            and anchor.score >= anchor.previous_score - trim.fall
+            and trim.due()
+        )
 
     # -------------------------------------------------------------------- nodes
 
