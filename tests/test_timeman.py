@@ -9,6 +9,7 @@ import chess
 import pytest
 
 from blitzaco.config import TimeConfig
+from blitzaco.search import MATE_BOUND
 from blitzaco.timeman import Limits, SearchControl, time_budget
 
 CONFIG = TimeConfig()
@@ -273,10 +274,7 @@ def test_a_due_trim_ends_the_iteration_once_the_best_move_is_confirmed() -> None
     assert depth == 4
     assert pv[0] == at_three.best_line()[0][0]
     assert trimmed.nodes < plain.nodes
-    assert -MATE_LIMIT < score < MATE_LIMIT
-
-
-MATE_LIMIT = 30_000
+    assert -MATE_BOUND < score < MATE_BOUND
 
 
 def test_a_trim_spares_a_changed_or_falling_best_move() -> None:
@@ -306,7 +304,7 @@ def test_a_trim_spares_a_changed_or_falling_best_move() -> None:
 @pytest.mark.parametrize("trim", [True, False])
 def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyPatch, trim: bool) -> None:
     """With [time] trim on, a search on the clock gets the trim (tied to its soft
-    limit); fixed-depth and infinite searches never; with it off, none does."""
+    limit), a fixed-depth search does not; with it off, none does."""
     from blitzaco import engine as engine_module
     from blitzaco.config import Config
 

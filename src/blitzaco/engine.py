@@ -473,6 +473,9 @@ class Engine:
             report.message(f"strength level {level} of 20 (UCI_Elo {levels.elo_of_level[level]}): "
                            f"{levels.pick_lines} lines to depth {level_depth}")
         budget_known = control.budget is not None
+        # A game move on the clock: what the time manager's refinements ([time] adaptive,
+        # trim) are for; never analysis, mate searches or fixed limits.
+        on_clock = budget_known and not analysing and limits.mate is None
         show_wdl = self.options.show_wdl
         pieces = material(board) if show_wdl else 0
         # With helpers, the node limit counts every process's nodes: the pool's poll
@@ -514,12 +517,12 @@ class Engine:
             tablebase=self.probe if self.probe.tablebase is not None else None,
             on_message=report.message,
             trails=trails,
-            trim=self._trim(control) if budget_known and not analysing and limits.mate is None else None,
+            trim=self._trim(control) if on_clock else None,
         )
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         if level < 20:
             max_depth = min(max_depth, level_depth)
-        adaptive = self.config.time.adaptive and budget_known and not analysing and limits.mate is None
+        adaptive = self.config.time.adaptive and on_clock
         stability = Stability(self.config.time) if adaptive else None
         if adaptive and len(root_moves) == 1:
             # One legal move: a shallow search for a score and a ponder move, no more.

@@ -463,7 +463,7 @@ class Search:
                     self._partial = rm
                 if score >= beta:
                     break
-            if self.trim is not None and self._trimmed(depth):
+            if self._trimmed(depth):
                 raise SearchStopped
         return best
 
