@@ -24,3 +24,28 @@ def test_time_to_depth_with_one_and_two_threads() -> None:
     assert len(summary) == 2 and "speed-up against Threads 1" in summary[1], lines
     runs = time_to_depth(2, 1, ["8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"], hash_mb=1, out=lines.append)
     assert runs[0].depth == 2 and runs[0].nodes > 0
+
+
+def test_config_file_reaches_the_searches(tmp_path, monkeypatch) -> None:
+    """--config: the searches get the file's configuration (other skip tables), and a
+    bad file is refused with the key it names."""
+    from blitzaco.tools import smpbench
+
+    seen = []
+
+    def fake(depth, threads, fens, hash_mb, config=None, out=print):  # type: ignore[no-untyped-def]
+        seen.append(config)
+        return []
+
+    monkeypatch.setattr(smpbench, "time_to_depth", fake)
+    good = tmp_path / "odd.toml"
+    good.write_text(f"[threads]\nskip_size = {[1] * 20}\nskip_phase = {[1] * 20}\n")
+    assert main(["--no-table", "--threads", "1", "--config", str(good)], out=lambda line: None) == 0
+    threads = seen[0].threads if seen[0] is not None else None
+    assert threads is not None and list(threads.skip_size) == [1] * 20 and list(threads.skip_phase) == [1] * 20
+    assert main(["--no-table", "--threads", "1"], out=lambda line: None) == 0
+    assert seen[1] is None  # the shipped configuration
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[threads]\nno_such_key = 1\n")
+    with pytest.raises(SystemExit):
+        main(["--no-table", "--threads", "1", "--config", str(bad)], out=lambda line: None)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import chess
 
-from blitzaco.config import Config
+from blitzaco.config import Config, ConfigError, load_config
 from blitzaco.engine import Engine
 from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.timeman import Limits
@@ -167,11 +167,18 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
     parser.add_argument("--hash", type=int, default=64, help="table size in MB (default: %(default)s)")
     parser.add_argument("--operations", type=int, default=200_000,
                         help="table operations timed per figure (default: %(default)s)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="a config.toml for the searches, e.g. other [threads] skip tables "
+                        "(default: the shipped one)")
     parser.add_argument("--no-search", action="store_true", help="only the table costs")
     parser.add_argument("--no-table", action="store_true", help="only the time to depth")
     args = parser.parse_args(argv)
     if args.depth < 1 or args.positions < 1 or args.hash < 1 or args.operations < 1 or min(args.threads) < 1:
         parser.error("depth, positions, hash, operations and threads must be positive")
+    try:
+        config = load_config(args.config) if args.config else None
+    except ConfigError as err:
+        parser.error(str(err))
 
     if not args.no_table:
         out(f"Table cost, {args.hash} MB, filled ({args.operations} operations per figure, best of 3):")
@@ -184,7 +191,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
         fens = BENCH_FENS[: args.positions]
         totals: dict[int, list[DepthRun]] = {}
         for threads in args.threads:
-            totals[threads] = time_to_depth(args.depth, threads, fens, args.hash, out=out)
+            totals[threads] = time_to_depth(args.depth, threads, fens, args.hash, config, out=out)
         out("")
         out(f"Time to depth {args.depth}, {len(fens)} positions:")
         base = args.threads[0]
