@@ -26,7 +26,7 @@ def test_time_to_depth_with_one_and_two_threads() -> None:
     assert runs[0].depth == 2 and runs[0].nodes > 0
 
 
-def test_config_file_reaches_the_searches(tmp_path, monkeypatch) -> None:
+def test_config_file_reaches_the_searches(tmp_path, monkeypatch, capsys) -> None:
     """--config: the searches get the file's configuration (other skip tables), and a
     bad file is refused with the key it names."""
     from blitzaco.tools import smpbench
@@ -41,11 +41,13 @@ def test_config_file_reaches_the_searches(tmp_path, monkeypatch) -> None:
     good = tmp_path / "odd.toml"
     good.write_text(f"[threads]\nskip_size = {[1] * 20}\nskip_phase = {[1] * 20}\n")
     assert main(["--no-table", "--threads", "1", "--config", str(good)], out=lambda line: None) == 0
-    threads = seen[0].threads if seen[0] is not None else None
-    assert threads is not None and list(threads.skip_size) == [1] * 20 and list(threads.skip_phase) == [1] * 20
+    config = seen[0]
+    assert config is not None
+    assert list(config.threads.skip_size) == [1] * 20 and list(config.threads.skip_phase) == [1] * 20
     assert main(["--no-table", "--threads", "1"], out=lambda line: None) == 0
     assert seen[1] is None  # the shipped configuration
     bad = tmp_path / "bad.toml"
     bad.write_text("[threads]\nno_such_key = 1\n")
     with pytest.raises(SystemExit):
         main(["--no-table", "--threads", "1", "--config", str(bad)], out=lambda line: None)
+    assert "no_such_key" in capsys.readouterr().err
