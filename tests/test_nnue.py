@@ -208,6 +208,33 @@ def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: f
         assert any(line.startswith("Network score") for line in lines)
 
 
+def test_the_residual_sum_is_cached_by_key_and_stays_right_along_games(tmp_path: Path) -> None:
+    """A residual net's score is cached by position key: met again (a transposition,
+    a position left and re-entered), the cached sum is the one computed afresh."""
+    static = _static(tmp_path, random_network(residual=True))
+    assert static.net is not None
+    classical = StaticEval(Config(), Trails(Config().pheromone))
+    rng = random.Random(5)
+    pos = static.position(chess.Board())
+    seen: dict[int, int] = {}
+    for move, board in _random_games(chess.Board(), rng, 80):
+        pos.push_move(move)
+        expected = classical.evaluate(classical.position(board)) + static.net.evaluate_board(board)
+        assert static.evaluate(pos) == expected == static.evaluate(pos)
+        seen[pos.key] = expected
+    while pos.board.move_stack:  # back along the game: every score now comes from the cache
+        pos.pop()
+        if pos.key in seen:
+            assert static.evaluate(pos) == seen[pos.key]
+    # The same position reached by moves and set up directly: one key, one score.
+    board = chess.Board()
+    board.push_uci("g1f3")
+    board.push_uci("g8f6")
+    board.push_uci("f3g1")
+    board.push_uci("f6g8")  # the start position again, reached by moves
+    assert static.evaluate(static.position(board)) == static.evaluate(static.position(chess.Board()))
+
+
 def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_path: Path) -> None:
     bad = tmp_path / "bad.bin"
     bad.write_bytes(random_network()[:-3] + b"xyz")
@@ -361,3 +388,4 @@ def test_lazy_evaluation_is_only_for_the_classical_evaluation_alone(tmp_path: Pa
     for residual in (False, True):
         with_net = _static(tmp_path, random_network(residual=residual))
         assert with_net.net is not None and not with_net.classical_only()
+

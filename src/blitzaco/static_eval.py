@@ -31,7 +31,7 @@ import chess
 
 from blitzaco.bundled import bundled_file
 from blitzaco.config import Config
-from blitzaco.evaluate import Evaluator, PsqTable, format_trace
+from blitzaco.evaluate import EVAL_CACHE_SIZE, Evaluator, PsqTable, format_trace
 from blitzaco.nnue import Network, NetworkError, load_network
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
@@ -199,10 +199,24 @@ def _network_score(net: Network, weight: float, classical: Evaluator) -> Callabl
     alone, scaled by *weight*: one small function for the search to call."""
     evaluate_net = net.evaluate
     if net.residual:
+        # The sum is cached by position key, as the classical evaluator caches its
+        # own score: the search meets a position again and again, and the network's
+        # output costs as much as a classical evaluation found in its cache.
         evaluate_classical = classical.evaluate
-        if weight == 1.0:
-            return lambda pos: evaluate_classical(pos) + evaluate_net(pos.acc, pos.board.turn)
-        return lambda pos: evaluate_classical(pos) + int(weight * evaluate_net(pos.acc, pos.board.turn))
+        cache: dict[int, int] = {}
+
+        def residual(pos: Position) -> int:
+            key = pos.key
+            score = cache.get(key)
+            if score is None:
+                net_score = evaluate_net(pos.acc, pos.board.turn)
+                score = evaluate_classical(pos) + (net_score if weight == 1.0 else int(weight * net_score))
+                if len(cache) >= EVAL_CACHE_SIZE:
+                    cache.clear()
+                cache[key] = score
+            return score
+
+        return residual
     if weight == 1.0:
         return lambda pos: evaluate_net(pos.acc, pos.board.turn)
     return lambda pos: int(weight * evaluate_net(pos.acc, pos.board.turn))
