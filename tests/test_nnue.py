@@ -389,3 +389,31 @@ def test_lazy_evaluation_is_only_for_the_classical_evaluation_alone(tmp_path: Pa
         with_net = _static(tmp_path, random_network(residual=residual))
         assert with_net.net is not None and not with_net.classical_only()
 
+
+def test_train_net_spectral_measures_the_extra_inputs_and_writes_no_network(tmp_path: Path) -> None:
+    """``train-net --spectral`` trains with the spectral features as extra first-layer
+    inputs (to compare held-out losses) and writes only its summary: the engine's
+    format has no place for dense inputs, so no network file may appear."""
+    pytest.importorskip("torch")
+    import json
+
+    from blitzaco.spectral import position_features
+    from blitzaco.tools.tune.cli import main
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import spectral_inputs
+
+    sample = DATA / "labels_sample.bin"
+    dense = spectral_inputs(sample, limit=40)
+    assert dense.shape == (40, 14)
+    record = next(iter(read_labels(sample)))
+    white, black = position_features(record.board)
+    own = white if record.board.turn else black
+    assert dense[0, 0] == pytest.approx(own.connectivity) and dense[0, 5] == own.clusters
+    out = tmp_path / "spectral.bin"
+    code = main(["train-net", "--data", str(sample), "--hidden", "8", "--epochs", "2", "--batch", "64",
+                 "--spectral", "--out", str(out)])
+    assert code == 0
+    assert not out.exists()
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["extra_inputs"] == 14 and summary["hidden"] == 8 and summary["held_out"] > 0
+

@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--lam", type=float, default=TARGET_LAM, help="weight of Stockfish's score against the result")
     net.add_argument("--scale", type=float, default=TARGET_SCALE, help="centipawns per unit of the sigmoid")
     net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
+    net.add_argument("--spectral", action="store_true",
+                     help="the spectral features as extra inputs, to measure their held-out loss: the engine cannot "
+                          "run such a net, so only the summary (OUT with .json) is written")
     net.add_argument("--seed", type=int, default=1)
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
 
@@ -254,19 +257,27 @@ def _train_net(args: argparse.Namespace) -> int:
     import torch
 
     from blitzaco.nnue import decode_network
-    from blitzaco.tools.tune.nn import TrainSettings, classical_scores, load_arrays, quantise, train
+    from blitzaco.tools.tune.nn import TrainSettings, classical_scores, load_arrays, quantise, spectral_inputs, train
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     data = load_arrays(args.data, args.limit)
     base = classical_scores(args.data, args.limit) if args.residual else None
+    dense = spectral_inputs(args.data, args.limit) if args.spectral else None
     settings = TrainSettings(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr, lam=args.lam,
                              scale=args.scale, seed=args.seed, residual=args.residual)
-    model, summary = train(data, settings, base=base, log=lambda line: print(line, file=sys.stderr, flush=True))
+    model, summary = train(data, settings, base=base, dense=dense,
+                           log=lambda line: print(line, file=sys.stderr, flush=True))
     summary["data"] = str(args.data)
-    blob = quantise(model, residual=args.residual, meta={k: v for k, v in summary.items() if k != "history"})
-    decode_network(blob)  # the engine must be able to read what was written
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if dense is not None:
+        out.with_suffix(".json").write_text(json.dumps(summary, indent=2))
+        print(f"held-out loss {summary['held_out_loss']:.6f} (epoch {summary['best_epoch']}) with the spectral "
+              f"features as extra inputs; no network file (the engine reads piece-square inputs only), the training "
+              f"summary in {out.with_suffix('.json')}")
+        return 0
+    blob = quantise(model, residual=args.residual, meta={k: v for k, v in summary.items() if k != "history"})
+    decode_network(blob)  # the engine must be able to read what was written
     out.write_bytes(blob)
     out.with_suffix(".json").write_text(json.dumps(summary, indent=2))
     print(f"held-out loss {summary['held_out_loss']:.6f} (epoch {summary['best_epoch']}); "

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
-    "EvalCheck", "check_evaluations",
+    "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs",
 ]
 
 #: Index of the zero row that pads a position's feature list to 32 entries.
@@ -121,7 +121,7 @@ class TrainSettings:
     residual: bool = False
 
 
-def _model(hidden: int) -> Any:
+def _model(hidden: int, extra: int = 0) -> Any:
     import torch
     from torch import nn
 
@@ -131,15 +131,22 @@ def _model(hidden: int) -> Any:
             self.ft = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
             self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
             self.out = nn.Linear(2 * hidden, 1)
+            # Dense extra inputs (the spectral features, see spectral_inputs) into the
+            # first layer, each perspective reading its own side's first.
+            self.extra = nn.Linear(2 * extra, hidden, bias=False) if extra else None
             with torch.no_grad():
                 self.ft.weight.normal_(0.0, 0.05)
                 self.ft.weight[PAD].zero_()
                 self.out.weight.normal_(0.0, 0.1)
                 self.out.bias.zero_()
 
-        def forward(self, stm: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+        def forward(self, stm: torch.Tensor, other: torch.Tensor, dense: torch.Tensor | None = None) -> torch.Tensor:
             a = self.ft(stm) + self.b1
             b = self.ft(other) + self.b1
+            if self.extra is not None and dense is not None:
+                half = dense.shape[1] // 2
+                a = a + self.extra(dense)
+                b = b + self.extra(torch.cat([dense[:, half:], dense[:, :half]], dim=1))
             return self.out(torch.cat([a, b], dim=1).clamp(0.0, 1.0)).squeeze(1)
 
         def clip(self) -> None:
@@ -167,13 +174,33 @@ def classical_scores(path: str | Path, limit: int | None = None) -> np.ndarray:
     return np.asarray(scores, dtype=np.float32)
 
 
+def spectral_inputs(path: str | Path, limit: int | None = None) -> np.ndarray:
+    """The spectral features (:mod:`blitzaco.spectral`, seven a side) of every record
+    of a label file, the side to move's first: candidate extra inputs of the network
+    (``train-net --spectral``). About half a millisecond a position."""
+    from dataclasses import astuple
+
+    from blitzaco.spectral import position_features
+    from blitzaco.tools.tune.labels import read_labels
+
+    rows = []
+    for index, record in enumerate(read_labels(path)):
+        if limit is not None and index >= limit:
+            break
+        white, black = position_features(record.board)
+        own, other = (white, black) if record.board.turn else (black, white)
+        rows.append(astuple(own) + astuple(other))
+    return np.asarray(rows, dtype=np.float32)
+
+
 def train(
     data: LabelArrays, settings: TrainSettings, *, base: np.ndarray | None = None,
-    log: Any = print,
+    dense: np.ndarray | None = None, log: Any = print,
 ) -> tuple[Any, dict[str, Any]]:
     """Train a network on *data*; *base* is the classical score (side to move,
-    centipawns) for residual training. Returns the model of the best held-out epoch
-    and a summary."""
+    centipawns) for residual training, *dense* extra inputs per position (side to
+    move's half first; standardised on the fitted positions here). Returns the model
+    of the best held-out epoch and a summary."""
     import torch
 
     torch.manual_seed(settings.seed)
@@ -184,14 +211,20 @@ def train(
     other = torch.from_numpy(data.other)
     expected = torch.from_numpy(target(data.score, data.result, settings.lam, settings.scale).astype(np.float32))
     offset = torch.from_numpy((base / 100.0).astype(np.float32)) if base is not None else torch.zeros(n)
-    model = _model(settings.hidden)
+    extra: torch.Tensor | None = None
+    if dense is not None:
+        half = dense.shape[1] // 2
+        both = np.concatenate([dense[:fit, :half], dense[:fit, half:]])  # one scale per feature, both sides
+        mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
+        extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32))
+    model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2)
     optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr)
     steps = settings.epochs * math.ceil(fit / settings.batch)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps), eta_min=settings.lr / 20)
     k = 100.0 / settings.scale
 
     def loss_of(index: torch.Tensor) -> torch.Tensor:
-        output = model(stm[index], other[index]) + offset[index]
+        output = model(stm[index], other[index], None if extra is None else extra[index]) + offset[index]
         return ((torch.sigmoid(output * k) - expected[index]) ** 2).mean()
 
     def held_out_loss() -> float:
@@ -232,6 +265,7 @@ def train(
         "lambda": settings.lam,
         "scale": settings.scale,
         "residual": settings.residual,
+        "extra_inputs": 0 if dense is None else dense.shape[1],
         "seconds": round(time.perf_counter() - started, 1),
         "history": history,
     }
