@@ -51,6 +51,7 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     else:
         assert "blitzaco.search" in listing
     assert "blitzaco/assets/pheromone.bin" in listing
+    assert "blitzaco/assets/nn.bin" in listing
     absent_modules = (
         "torch", "numpy", "blitzaco.tools.match", "blitzaco.spectral", "blitzaco.tools.colony", "chess.engine",
     )
@@ -93,17 +94,27 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
         errors = stderr.read()
     assert b"Traceback" not in errors, errors.decode("utf-8", "replace")
 
+    def answer(name: str, config: str, commands: str) -> list[str]:
+        """The binary's output for *commands* after loading *config* as a ConfigFile."""
+        path = tmp_path / name
+        path.write_text(config)
+        return subprocess.run(
+            [str(binary)], input=f"uci\nsetoption name ConfigFile value {path}\n{commands}quit\n",
+            capture_output=True, text=True, timeout=60,
+        ).stdout.splitlines()
+
     # The spectral term needs numpy, which the binary leaves out: switching it on is
     # refused with a message, and eval says so too.
-    spectral = tmp_path / "spectral.toml"
-    spectral.write_text("[eval.spectral]\nenabled = true\n")
-    answer = subprocess.run(
-        [str(binary)], input=f"uci\nsetoption name ConfigFile value {spectral}\neval\nquit\n",
-        capture_output=True, text=True, timeout=60,
-    ).stdout.splitlines()
-    assert any("spectral term switched off" in line and "numpy" in line for line in answer)
-    assert any(line.startswith("Spectral terms: not available") for line in answer)
-    assert any(line.startswith("Final evaluation") for line in answer)
+    lines = answer("spectral.toml", "[eval.spectral]\nenabled = true\n", "eval\n")
+    assert any("spectral term switched off" in line and "numpy" in line for line in lines)
+    assert any(line.startswith("Spectral terms: not available") for line in lines)
+    assert any(line.startswith("Final evaluation") for line in lines)
+
+    # The shipped network, switched on, is read from inside the binary and scores.
+    lines = answer("network.toml", "[eval.nn]\nenabled = true\n", "eval\ngo depth 4\nisready\n")
+    assert any("using network nn.bin" in line for line in lines), lines
+    assert any(line.startswith("Network score") for line in lines)
+    assert any(line.startswith("bestmove") for line in lines)
 
     # Threads 2: the helper is the binary started again by multiprocessing (spawn),
     # which freeze_support turns into a helper. It starts up (debug mode says so),

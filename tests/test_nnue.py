@@ -417,3 +417,24 @@ def test_train_net_spectral_measures_the_extra_inputs_and_writes_no_network(tmp_
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["extra_inputs"] == 14 and summary["hidden"] == 8 and summary["held_out"] > 0
 
+
+def test_the_shipped_network_is_found_read_and_used_when_switched_on() -> None:
+    """``assets/nn.bin`` ships with the engine (off by default): an empty ``file``
+    means it, it reads as a residual net with its training recorded, and switched on
+    it scores the search's positions as the classical evaluation plus its output."""
+    from blitzaco.bundled import bundled_file
+
+    path = bundled_file("nn.bin")
+    assert path is not None, "assets/nn.bin is not installed"
+    shipped = load_network(path)
+    assert shipped.residual and shipped.hidden == 16
+    assert isinstance(shipped.meta.get("positions"), int) and shipped.meta["positions"] > 500_000
+    assert not Config().eval.nn.enabled and Config().eval.nn.file == ""
+    config = config_from_dict({"eval": {"nn": {"enabled": True}}})
+    static = StaticEval(config, Trails(config.pheromone))
+    assert static.net is not None and "network nn.bin" in (static.network_message or "")
+    classical = StaticEval(Config(), Trails(Config().pheromone))
+    for fen in FENS:
+        board = chess.Board(fen)
+        expected = classical.evaluate(classical.position(board)) + shipped.evaluate_board(board)
+        assert static.evaluate(static.position(board)) == expected
