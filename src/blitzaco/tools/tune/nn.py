@@ -166,11 +166,8 @@ def classical_scores(path: str | Path, limit: int | None = None) -> np.ndarray:
     from blitzaco.tools.tune.labels import read_labels
 
     evaluator = Evaluator(EvalConfig())
-    scores = []
-    for index, record in enumerate(read_labels(path)):
-        if limit is not None and index >= limit:
-            break
-        scores.append(evaluator.evaluate(Position(record.board, evaluator.psq)))
+    records = itertools.islice(read_labels(path), limit)
+    scores = [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in records]
     return np.asarray(scores, dtype=np.float32)
 
 
@@ -184,9 +181,7 @@ def spectral_inputs(path: str | Path, limit: int | None = None) -> np.ndarray:
     from blitzaco.tools.tune.labels import read_labels
 
     rows = []
-    for index, record in enumerate(read_labels(path)):
-        if limit is not None and index >= limit:
-            break
+    for record in itertools.islice(read_labels(path), limit):
         white, black = position_features(record.board)
         own, other = (white, black) if record.board.turn else (black, white)
         rows.append(astuple(own) + astuple(other))
