@@ -84,8 +84,11 @@ def test_summary_gives_means_lowest_clock_and_forfeits(tmp_path: Path) -> None:
     assert fast.lowest_clock_game == f"{path} round 2"
     assert slow.lowest_clock == pytest.approx(4.05)
     assert slow.lowest_clock_game == f"{path} round 2"
+    assert fast.final_clock == pytest.approx((8.7 + 0.8) / 2)  # each game's last clock, averaged
+    assert slow.final_clock == pytest.approx((5.2 + 4.05) / 2)
     assert (fast.forfeits, slow.forfeits) == (1, 0)  # the loser by Result, not the winner
     assert "0.800s" in table(summaries.values())
+    assert "4.75s" in table(summaries.values())
 
 
 def test_a_crash_with_timeout_in_its_name_is_no_time_forfeit(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@ Every engine move of a match runner PGN carries the seconds the mover spent on i
 and, in a timed match, the mover's clock after it (``{ +0.08/5 0.68s [%clk
 0:00:09.42] }``); opening moves carry ``{ book }`` instead. For each player this
 module lists the seconds spent on its 1st, 2nd, ... own move of every game (book
-moves are not counted), summarises them (mean, median, the lowest clock, time
-forfeits, the share of the time spent in each phase of the game) and plots the mean
-and interquartile range against the move number.
+moves are not counted), summarises them (mean, median, the lowest clock, the mean
+clock left after the player's last move of a game, time forfeits, the share of the
+time spent in each phase of the game) and plots the mean and interquartile range
+against the move number.
 
 The runner does not write the move that loses on time (it records the forfeit
 instead), so that move's time is missing and the lowest clock seen is the one before
@@ -80,6 +81,7 @@ class Summary:
     median: float  # seconds per move
     lowest_clock: float | None  # seconds, lowest [%clk] of any move (None: no clock)
     lowest_clock_game: str | None  # PlayerGame.game of that move
+    final_clock: float | None  # seconds, mean over games of the clock after the player's last move (None: no clock)
     forfeits: int  # games lost on time
     shares: tuple[float, ...]  # share of the player's total time spent in each of PHASES
 
@@ -160,6 +162,10 @@ def summarise(records: Iterable[PlayerGame]) -> dict[str, Summary]:
         seconds = [move.seconds for game in games for move in game.moves]
         clocks = [(move.clock, game.game) for game in games for move in game.moves if move.clock is not None]
         lowest = min(clocks, key=lambda pair: pair[0], default=(None, None))
+        # The clock a game ended with: time the player never used.
+        finals = [next((move.clock for move in reversed(game.moves) if move.clock is not None), None)
+                  for game in games]
+        ended = [clock for clock in finals if clock is not None]
         total = sum(seconds)
         shares = tuple(
             sum(move.seconds for game in games for move in game.moves
@@ -169,6 +175,7 @@ def summarise(records: Iterable[PlayerGame]) -> dict[str, Summary]:
         summaries[player] = Summary(
             player, len(games), len(seconds), statistics.fmean(seconds) if seconds else 0.0,
             statistics.median(seconds) if seconds else 0.0, lowest[0], lowest[1],
+            statistics.fmean(ended) if ended else None,
             sum(game.lost_on_time for game in games), shares,
         )
     return summaries
@@ -181,13 +188,14 @@ def _phase_name(first: int, last: int | None) -> str:
 def table(summaries: Iterable[Summary]) -> str:
     """*summaries* as a plain-text table, one player a line (phase shares in per cent)."""
     rows = [["player", "games", "moves", "mean s", "median s", "forfeits",
-             *(_phase_name(*phase) for phase in PHASES), "lowest clock"]]
+             *(_phase_name(*phase) for phase in PHASES), "clock left at end", "lowest clock"]]
     for summary in summaries:
         lowest = (f"{summary.lowest_clock:.3f}s ({summary.lowest_clock_game})"
                   if summary.lowest_clock is not None else "-")
         rows.append([summary.player, str(summary.games), str(summary.moves), f"{summary.mean:.3f}",
                      f"{summary.median:.3f}", str(summary.forfeits),
-                     *(f"{share:.1%}" for share in summary.shares), lowest])
+                     *(f"{share:.1%}" for share in summary.shares),
+                     f"{summary.final_clock:.2f}s" if summary.final_clock is not None else "-", lowest])
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     return "\n".join(
         "  ".join([row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:-1], widths[1:],
