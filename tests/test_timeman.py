@@ -192,21 +192,29 @@ def test_an_unsure_search_gets_more_time_than_a_sure_one_within_the_hard_limit()
     assert control.soft_deadline < 1000.0 + budget.soft_ms / 1000.0
 
 
-def test_a_single_legal_move_gets_only_a_shallow_search_when_adaptive() -> None:
-    """With [time] adaptive, one legal move under a clock is answered after a shallow
-    search (single_move_depth plies), with a score; analysis is left alone."""
+def test_a_single_legal_move_gets_only_a_shallow_search() -> None:
+    """By default one legal move under a clock is answered after a shallow search
+    (single_move_depth plies), with a score and a ponder move, however long the clock;
+    with [time] single_move off it gets the move's budget; analysis is left alone."""
     from blitzaco.config import Config
     from blitzaco.engine import Engine
 
     board = chess.Board("k7/8/8/8/8/8/1r6/K6r w - - 0 1")  # Ka1 in check: Kxb2 only
     assert board.legal_moves.count() == 1
     config = Config()
-    config = dataclasses.replace(config, time=dataclasses.replace(config.time, adaptive=True))
+    assert config.time.single_move
     engine = Engine(config)
     engine.set_option("own_book", False)
     result = engine.think(board, Limits(wtime=600_000, btime=600_000))
     assert result.move == chess.Move.from_uci("a1b2") and result.score is not None
-    assert result.depth <= config.time.single_move_depth
+    assert result.depth == config.time.single_move_depth and result.ponder is not None
+    # A fixed depth beyond it is what was asked for: no clock, no shortcut.
+    deep = config.time.single_move_depth + 2
+    assert engine.think(board, Limits(depth=deep)).depth == deep
+    # Switched off, the clock's budget (0.4 s here) runs the search past the shallow depth.
+    off = Engine(dataclasses.replace(config, time=dataclasses.replace(config.time, single_move=False)))
+    off.set_option("own_book", False)
+    assert off.think(board, Limits(wtime=20_000, btime=20_000)).depth > config.time.single_move_depth
 
 
 def test_with_count_ponder_the_pondering_counts_against_the_budget() -> None:

@@ -421,9 +421,17 @@ class TimeConfig:
         lo=0.0,
         hi=1000.0,
     )
+    single_move: bool = _param(
+        "With one legal move and a clock, answer after a shallow search (single_move_depth) instead of "
+        "spending the move's budget on a move that is forced, as Stockfish does."
+    )
+    count_ponder: bool = _param(
+        "On ponderhit the limits run from the go ponder, as in Stockfish: the time spent pondering the move "
+        "that was played counts as spent on it, so the rest of the search is shorter. Off: they start afresh "
+        "at the ponderhit."
+    )
     adaptive: bool = _param(
-        "Scale the soft limit after each iteration by how unsure the search is (the factors below), answer "
-        "a single legal move after a shallow search, and on ponderhit count the time spent pondering. Off until "
+        "Scale the soft limit after each iteration by how unsure the search is (the factors below). Off until "
         "a match shows it wins."
     )
     instability_gain: float = _param(
@@ -448,8 +456,8 @@ class TimeConfig:
     scale_min: float = _param("The soft limit's factor is kept at least this ...", lo=0.01, hi=1.0)
     scale_max: float = _param("... and at most this (the hard limit bounds it anyway).", lo=1.0, hi=10.0)
     single_move_depth: int = _param(
-        "With one legal move and a clock, the search stops at this depth (plies): enough for a score and a "
-        "ponder move.",
+        "With single_move, one legal move and a clock, the search stops at this depth (plies): enough for a "
+        "score and a ponder move.",
         lo=1,
         hi=64,
     )

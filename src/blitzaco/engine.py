@@ -397,7 +397,7 @@ class Engine:
             side = "white" if board.turn else "black"
             report.message(f"no clock for {side}, the side to move: moving at once")
         report.debug(f"time budget {budget}")
-        control = SearchControl(limits, budget, start=start, count_ponder=self.config.time.adaptive)
+        control = SearchControl(limits, budget, start=start, count_ponder=self.config.time.count_ponder)
         self._control = control
         return control
 
@@ -522,9 +522,8 @@ class Engine:
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         if level < 20:
             max_depth = min(max_depth, level_depth)
-        adaptive = self.config.time.adaptive and on_clock
-        stability = Stability(self.config.time) if adaptive else None
-        if adaptive and len(root_moves) == 1:
+        stability = Stability(self.config.time) if self.config.time.adaptive and on_clock else None
+        if self.config.time.single_move and on_clock and len(root_moves) == 1:
             # One legal move: a shallow search for a score and a ponder move, no more.
             max_depth = min(max_depth, self.config.time.single_move_depth)
         last_lines: tuple[PvLine, ...] = ()
