@@ -45,11 +45,11 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
     assert mate_in(result.score) == moves_to_mate
 
 
-@pytest.mark.parametrize("switch", ["razoring", "improving", "lazy_eval"])
+@pytest.mark.parametrize("switch", ["razoring", "improving", "tt_eval", "lazy_eval"])
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
-    """Razoring, the improving rule, lazy evaluation: switched from their default,
-    they change the tree (a different node count at the same depth) and the mates
-    are still found."""
+    """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation:
+    switched from their default, they change the tree (a different node count at the
+    same depth) and the mates are still found."""
     from blitzaco.config import Config, config_from_dict
 
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")

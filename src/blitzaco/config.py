@@ -346,6 +346,11 @@ class SearchConfig:
         "pruning: reverse futility prunes one ply's margin sooner when it rose, and late moves are reduced one "
         "ply more at non-PV nodes when it did not."
     )
+    tt_eval: bool = _param(
+        "The table's score sharpens the static evaluation that the pruning rules read (reverse futility, "
+        "razoring, null move, futility): a lower bound above it or an upper bound below it, or an exact score, "
+        "replaces it there (never a mate or tablebase score). The improving rule keeps the static evaluation."
+    )
     late_move_pruning: bool = _param(
         "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
         "late_move_pruning_base + depth^2."

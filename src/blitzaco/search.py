@@ -567,6 +567,15 @@ class Search:
             # is -INFINITE too (improving).
             improving = 1 if static > (statics[ply - 2] if ply >= 2 else -INFINITE) else 0
             lmr_extra = 0 if improving or pv_node else 1
+        if cfg.tt_eval and entry is not None and not in_check:
+            # A bound from an earlier search of this position says more than the
+            # static evaluation does: the pruning rules below read it instead.
+            stored = entry[2]
+            bound = entry[4]
+            if -TB_BOUND < stored < TB_BOUND and (
+                bound == EXACT or (bound == LOWER and stored > static) or (bound == UPPER and stored < static)
+            ):
+                static = stored
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line will fall below it.
             if (
