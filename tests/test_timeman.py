@@ -195,7 +195,8 @@ def test_an_unsure_search_gets_more_time_than_a_sure_one_within_the_hard_limit()
 def test_a_single_legal_move_gets_only_a_shallow_search() -> None:
     """By default one legal move under a clock is answered after a shallow search
     (single_move_depth plies), with a score and a ponder move, however long the clock;
-    with [time] single_move off it gets the move's budget; analysis is left alone."""
+    a fixed depth without a clock is searched as asked; with [time] single_move off
+    the move gets the clock's budget."""
     from blitzaco.config import Config
     from blitzaco.engine import Engine
 
