@@ -102,6 +102,22 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)
+    # The engine's own board, compiled, against python-chess and against itself pure.
+    checked = _board_check(site)
+    assert checked.split()[0] == "197281"
+    assert checked == _board_check(None)
+
+
+def _board_check(site: Path | None) -> str:
+    """Perft 4 from the start and a random-game cross-check on blitzaco.board (it
+    raises on any difference from python-chess): the counts it prints."""
+    code = (
+        "import chess\n"
+        "from blitzaco.board import Board, perft\n"
+        "from blitzaco.tools.boardcheck import cross_check\n"
+        "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100))\n"
+    )
+    return _run(site, "-c", code)
 
 
 def test_when_the_compiler_fails_the_wheel_is_pure_and_plays(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import chess
 import pytest
 from uci_driver import DATA, ENGINE_COMMAND
 
+from blitzaco import board as core
 from blitzaco.tools.perft import divide, perft
 
 #: Leaf counts up to this size run by default; deeper ones are marked slow.
@@ -44,6 +45,24 @@ def test_chess960_positions(fen: str, counts: list[int]) -> None:
     assert [perft(board, depth) for depth in range(1, len(counts) + 1)] == counts
 
 
+@pytest.mark.parametrize(("fen", "depth", "expected"), _cases())
+def test_standard_positions_on_the_engines_board(fen: str, depth: int, expected: int) -> None:
+    assert core.perft(core.Board.from_chess(chess.Board(fen)), depth) == expected
+
+
+@pytest.mark.parametrize(("fen", "counts"), CHESS960)
+def test_chess960_positions_on_the_engines_board(fen: str, counts: list[int]) -> None:
+    board = core.Board.from_chess(chess.Board(fen, chess960=True))
+    assert [core.perft(board, depth) for depth in range(1, len(counts) + 1)] == counts
+
+
+def test_divide_on_the_engines_board_sums_to_perft() -> None:
+    board = core.Board.from_chess(chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"))
+    split = core.divide(board, 2)
+    assert len(split) == 48
+    assert sum(count for _, count in split) == 2039
+
+
 def test_divide_sums_to_perft_and_leaves_the_board_unchanged() -> None:
     board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
     fen = board.fen()
@@ -73,3 +92,15 @@ def test_perft_command_rejects_a_bad_fen() -> None:
     run = subprocess.run([*ENGINE_COMMAND, "perft", "2", "not", "a", "fen"], capture_output=True, text=True)
     assert run.returncode == 2
     assert "bad FEN" in run.stderr
+
+
+def test_perft_command_on_the_engines_board_gives_the_same_split() -> None:
+    """``--core`` walks blitzaco.board: the same moves (as python-chess writes them,
+    castling included) with the same counts as the search's own walk."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1".split()
+    lines = {}
+    for flags in ([], ["--core"]):
+        out = subprocess.run([*ENGINE_COMMAND, "perft", *flags, "2", *fen], capture_output=True, text=True, check=True)
+        lines[tuple(flags)] = sorted(out.stdout.strip().splitlines())
+    assert lines[()] == lines[("--core",)]
+    assert "e1g1: 43" in lines[()] and "Nodes searched: 2039" in lines[()]

@@ -1,0 +1,164 @@
+"""The engine's own board (:mod:`blitzaco.board`) held against python-chess.
+
+:func:`cross_check` plays random games (standard and Chess960, favouring castling, en
+passant and promotions) on both boards in step and, in every position, compares the
+legal moves, the split into noisy and quiet moves, check, the key, insufficient
+material, the position written back as FEN, and the table-move test; for every legal
+move it makes the move, compares the key with one computed from scratch and the
+reported changes (:attr:`Board.dirty`) with the change of the piece map, unmakes it
+and compares the whole state with what it was. Any difference raises
+:class:`Mismatch` naming the position.
+
+The tests run it on the installed board, pure or compiled, so that both builds are
+held to the same reference (``tests/test_board.py``, ``tests/test_native.py``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import chess.polyglot
+from librt.vecs import vec
+from mypy_extensions import i64
+
+from blitzaco.board import MAX_MOVES, Board
+from blitzaco.position import compute_key
+
+__all__ = ["Mismatch", "cross_check", "check_position", "code_of", "legal_codes", "piece_map", "snapshot"]
+
+
+class Mismatch(AssertionError):
+    """The two boards disagree."""
+
+
+def code_of(move: chess.Move) -> int:
+    """A python-chess move as the engine's move code."""
+    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def legal_codes(board: Board) -> list[int]:
+    """The legal moves of *board*, in generation order."""
+    out = vec[i64]([0] * MAX_MOVES)
+    legal = []
+    for i in range(board.gen_all(out, 0)):
+        board.make(out[i])
+        if board.was_legal():
+            legal.append(out[i])
+        board.unmake()
+    return legal
+
+
+def _generated(board: Board, noisy: bool) -> list[int]:
+    out = vec[i64]([0] * MAX_MOVES)
+    end = board.gen_noisy(out, 0) if noisy else board.gen_quiets(out, 0)
+    return [out[i] for i in range(end)]
+
+
+def piece_map(board: Board) -> dict[int, int]:
+    """``square: piece code`` for every occupied square."""
+    return {square: board.piece_at(square) for square in range(64) if board.piece_at(square)}
+
+
+def snapshot(board: Board) -> tuple:
+    """Everything make and unmake change, for comparing states."""
+    return (
+        list(board.squares), board.side, board.castling, board.ep, board.halfmove, board.fullmove, board.key,
+        list(board.kings), list(board.counts), board.ply, board.barrier, list(board.keys)[: board.ply + 1],
+    )
+
+
+def _is_noisy(reference: chess.Board, move: chess.Move) -> bool:
+    """The noisy stage, as Stockfish's: captures and queen promotions; a capture
+    that under-promotes comes with the quiet moves."""
+    return move.promotion == chess.QUEEN or (reference.is_capture(move) and not move.promotion)
+
+
+def check_position(board: Board, reference: chess.Board, pool: list[int], rng: random.Random) -> None:
+    """Compare *board* with *reference* (the same position) as the module says;
+    *pool* holds move codes from other positions for the table-move test, *rng*
+    draws a few random codes more. Raises :class:`Mismatch`."""
+    fen = reference.fen()
+
+    def fail(what: str) -> Mismatch:
+        return Mismatch(f"{what} in {fen}")
+
+    expected = {code_of(move) for move in reference.legal_moves}
+    legal = legal_codes(board)
+    if len(legal) != len(set(legal)) or set(legal) != expected:
+        raise fail(f"legal moves differ: extra {set(legal) - expected}, missing {expected - set(legal)}")
+    noisy = _generated(board, True)
+    quiet = _generated(board, False)
+    if set(noisy) & set(quiet):
+        raise fail("a move is both noisy and quiet")
+    for move in reference.legal_moves:
+        if (code_of(move) in noisy) != _is_noisy(reference, move):
+            raise fail(f"{move} is in the wrong stage")
+    if board.in_check() != reference.is_check():
+        raise fail("check differs")
+    if board.key != _signed(compute_key(reference)):
+        raise fail("the key differs")
+    if not reference.chess960 and board.key != _signed(chess.polyglot.zobrist_hash(reference)):
+        raise fail("the key is not Polyglot's")
+    if board.is_insufficient_material() != reference.is_insufficient_material():
+        raise fail("insufficient material differs")
+    if board.to_chess().fen() != fen:
+        raise fail(f"written back as {board.to_chess().fen()}")
+    generated = set(noisy) | set(quiet)
+    for code in pool + legal + [rng.getrandbits(15) for _ in range(8)]:
+        if board.is_pseudo_legal(code) != (code in generated):
+            raise fail(f"is_pseudo_legal({code}) is wrong")
+    before = snapshot(board)
+    pieces = piece_map(board)
+    for code in legal:
+        board.make(code)
+        if board.key != board.compute_key():
+            raise fail(f"the key after {code} differs from one computed afresh")
+        changed = dict(pieces)
+        for i in range(board.dirty_count):
+            piece, frm, to = board.dirty[3 * i], board.dirty[3 * i + 1], board.dirty[3 * i + 2]
+            if frm >= 0:
+                if changed.get(frm) != piece:
+                    raise fail(f"the change of {code} removes a piece that was not there")
+                del changed[frm]
+        for i in range(board.dirty_count):
+            piece, frm, to = board.dirty[3 * i], board.dirty[3 * i + 1], board.dirty[3 * i + 2]
+            if to >= 0:
+                changed[to] = piece
+        if changed != piece_map(board):
+            raise fail(f"the reported change of {code} is not the change of the board")
+        board.unmake()
+        if snapshot(board) != before:
+            raise fail(f"unmake of {code} does not restore the state")
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def cross_check(seed: int, games: int, plies: int) -> int:
+    """Play *games* random games of up to *plies* plies (odd games Chess960) and
+    check every position; return how many positions were checked."""
+    rng = random.Random(seed)
+    checked = 0
+    pool: list[int] = []
+    for game in range(games):
+        reference = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        board = Board.from_chess(reference, plies + 1)
+        for _ in range(plies):
+            check_position(board, reference, pool, rng)
+            checked += 1
+            moves = list(reference.legal_moves)
+            if not moves:
+                break
+            special = [
+                m for m in moves if reference.is_castling(m) or reference.is_en_passant(m) or m.promotion
+            ]
+            move = rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves)
+            pool.extend(code_of(m) for m in rng.sample(moves, min(3, len(moves))))
+            del pool[:-200]
+            reference.push(move)
+            board.make(code_of(move))
+            if reference.is_game_over(claim_draw=False) and rng.random() < 0.5:
+                break
+    return checked
