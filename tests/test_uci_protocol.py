@@ -399,3 +399,39 @@ def test_strength_options_are_declared_and_checked(uci: UciProcess) -> None:
     uci.send("isready")
     lines = uci.read_until("readyok")
     assert sum("outside" in line for line in lines) == 2
+
+
+def _budget(uci: UciProcess, go: str) -> str:
+    """The time budget the engine states (debug mode) for *go*, searched to depth 1."""
+    uci.send(f"{go} depth 1")
+    lines = uci.read_until("bestmove")
+    return next(line for line in lines if line.startswith("info string time budget"))
+
+
+def test_movestogo_above_50_is_read_as_50(uci: UciProcess) -> None:
+    """Stockfish reads a movestogo above 50 as 50: a huge one (a GUI's "moves left in
+    the whole game") does not shrink the move to a sliver of the clock."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("debug on")
+    uci.send("position startpos")
+    capped = _budget(uci, "go wtime 100000 btime 100000 movestogo 50")
+    assert _budget(uci, "go wtime 100000 btime 100000 movestogo 10000") == capped
+    assert _budget(uci, "go wtime 100000 btime 100000 movestogo 51") == capped
+    assert _budget(uci, "go wtime 100000 btime 100000 movestogo 49") != capped
+
+
+def test_book_and_debug_log_files_must_be_regular(uci: UciProcess, tmp_path: Path) -> None:
+    """BookFile and Debug Log File refuse a pipe or a device as ConfigFile and
+    PheromoneFile do: a FIFO with no writer (or no reader) never blocks the engine,
+    readyok still comes, and the message names the file."""
+    fifo = tmp_path / "book.fifo"
+    os.mkfifo(fifo)
+    for option in ("BookFile", "Debug Log File"):
+        for path in (fifo, "/dev/zero"):
+            uci.send(f"setoption name {option} value {path}")
+            uci.isready(timeout=30)
+            line = next(line for line in reversed(uci.seen) if str(path) in line)
+            assert line.startswith("info string error") and "not a regular file" in line, line
+    uci.send("position startpos")
+    uci.send("go depth 1")  # the bundled book was closed, a search answers
+    assert chess.Move.from_uci(uci.read_until("bestmove")[-1].split()[1]) in chess.Board().legal_moves

@@ -1,7 +1,8 @@
 """Where the data files shipped with the engine are: ``assets/`` installed as the
 package ``blitzaco.assets``, unpacked beside a frozen build's files, or, when the
 engine runs from a source checkout (``PYTHONPATH=src``), the checkout's ``assets/``;
-and how the engine reads a file a user names (bounded, regular files only)."""
+and how the engine opens a file a user names (regular files only, never blocking;
+read bounded)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import stat
 import sys
 from pathlib import Path
 
-__all__ = ["bundled_file", "read_user_file"]
+__all__ = ["bundled_file", "open_regular", "read_user_file"]
 
 # blitzaco/bundled.py -> the installed package's assets
 _PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
@@ -41,23 +42,39 @@ def bundled_file(name: str) -> Path | None:
     return Path(str(found)) if found.is_file() else None
 
 
-def read_user_file(path: str | Path, max_bytes: int) -> bytes:
-    """The bytes of the file at *path*, which a user named (an option, a command
-    line). Raises OSError for anything but a regular file (a device such as
-    ``/dev/zero``, a pipe, a directory) and for a file larger than *max_bytes*, so
-    that a wrong path can neither fill the memory nor block the engine."""
-    with open(path, "rb", opener=_nonblocking) as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
+def open_regular(path: str | Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
+    """A file descriptor of the file at *path*, which a user named (an option, a
+    command line), opened with *flags* (and *mode* when created). Raises OSError for
+    anything but a regular file (a device such as ``/dev/zero``, a pipe, a
+    directory), and opens without blocking: a pipe with no writer (or, to write, no
+    reader) is refused at once instead of stopping the engine for good."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        pass  # os.open says so, or creates it
+    else:
+        if not stat.S_ISREG(named.st_mode):  # said plainly, before the open refuses a pipe with ENXIO
             raise OSError(f"{path} is not a regular file")
-        if info.st_size > max_bytes:
-            raise OSError(f"{path} is {info.st_size} bytes, more than the {max_bytes} accepted")
+    handle = os.open(path, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0), mode)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(f"{path} is not a regular file")
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
+def read_user_file(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of the file at *path*, which a user named. Raises OSError for
+    anything but a regular file (:func:`open_regular`) and for a file larger than
+    *max_bytes*, so that a wrong path can neither fill the memory nor block the
+    engine."""
+    with open(open_regular(path), "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise OSError(f"{path} is {size} bytes, more than the {max_bytes} accepted")
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # it grew while being read
         raise OSError(f"{path} is more than the {max_bytes} bytes accepted")
     return data
-
-
-def _nonblocking(path: str, flags: int) -> int:
-    """Open without blocking on a pipe that has no writer (POSIX; elsewhere plain)."""
-    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from blitzaco.bundled import bundled_file
+from blitzaco.bundled import bundled_file, open_regular
 from blitzaco.config import BookConfig
 
 if TYPE_CHECKING:  # imported lazily: neither module is needed to start the engine
@@ -86,6 +86,7 @@ class Probe:
                 return "no book file (none is bundled)"
             path = str(bundled)
         try:
+            os.close(open_regular(path))  # a pipe or a device named by mistake must not block
             reader = polyglot.open_reader(path)
         except (OSError, ValueError) as err:
             return f"error: book {path} not usable: {err}"

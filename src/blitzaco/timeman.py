@@ -9,9 +9,10 @@ minus ``Move Overhead``, less a reserve for the latency of each move still to co
 that the increment does not pay for; a move never takes more than ``max_share`` of the
 remaining time, so the clock does not run out while the increment pays for the
 latency of a move. A clock given for the other side only counts the side to move's
-as empty (Stockfish's reading): it moves at once. ``movetime`` is a hard and soft limit of
-its own. ``go ponder`` has no deadline until ``ponderhit``, when the clock given
-with the ``go`` starts to run from that moment.
+as empty (Stockfish's reading): it moves at once. A ``movestogo`` above 50 counts as
+50, as in Stockfish. ``movetime`` is a hard and soft limit of its own. ``go ponder``
+has no deadline until ``ponderhit``, when the clock given with the ``go`` starts to
+run from that moment.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ import chess
 
 from blitzaco.config import TimeConfig
 
-__all__ = ["Limits", "TimeBudget", "time_budget", "Poll", "SearchControl", "IterationReport", "Stability"]
+__all__ = [
+    "Limits", "TimeBudget", "time_budget", "Poll", "SearchControl", "IterationReport", "Stability", "MAX_MOVES_TO_GO",
+]
+
+#: The largest ``movestogo`` taken as given (moves): a larger one is read as this, as
+#: Stockfish does, so that a GUI sending the moves left in the whole game (10,000)
+#: does not cut each move to a sliver of the clock.
+MAX_MOVES_TO_GO = 50
 
 
 @dataclass
@@ -77,7 +85,9 @@ def time_budget(limits: Limits, color: chess.Color, overhead_ms: int, config: Ti
     if remaining is not None:
         remaining = max(remaining - overhead_ms, 1)
         increment = max(increment, 0)
-        moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else config.moves_to_go
+        moves_to_go = (
+            min(limits.movestogo, MAX_MOVES_TO_GO) if limits.movestogo and limits.movestogo > 0 else config.moves_to_go
+        )
         # Every move still to come costs some latency on top of its search; what
         # the increment does not pay for is kept in reserve, so that a long
         # sudden-death game does not run the clock down to the bare overhead.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import re
 import sys
 import threading
@@ -35,6 +36,7 @@ from typing import IO, Any
 import chess
 
 from blitzaco import ENGINE_AUTHOR, ENGINE_NAME, __version__
+from blitzaco.bundled import open_regular
 from blitzaco.engine import (
     Bound,
     CurrMove,
@@ -291,7 +293,8 @@ class UciProtocol:
             self._log = None
         if path:
             try:
-                self._log = open(path, "a", encoding="utf-8")
+                handle = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                self._log = open(handle, "a", encoding="utf-8")
             except OSError as err:
                 raise _UciError(f"cannot open debug log {path}: {err.strerror or err}") from None
         return None
