@@ -27,6 +27,7 @@ from setuptools.command.build_py import build_py
 #: What mypyc compiles: the modules a search node runs through.
 NATIVE = [
     "src/blitzaco/board.py",
+    "src/blitzaco/classical.py",
     "src/blitzaco/evaluate.py",
     "src/blitzaco/movepick.py",
     "src/blitzaco/moves.py",

@@ -102,20 +102,22 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)
-    # The engine's own board, compiled, against python-chess and against itself pure.
+    # The engine's own board and its evaluation, compiled, against python-chess and
+    # evaluate.py, and against themselves pure.
     checked = _board_check(site)
     assert checked.split()[0] == "197281"
     assert checked == _board_check(None)
 
 
 def _board_check(site: Path | None) -> str:
-    """Perft 4 from the start and a random-game cross-check on blitzaco.board (it
-    raises on any difference from python-chess): the counts it prints."""
+    """Perft 4 from the start, a random-game cross-check on blitzaco.board (it
+    raises on any difference from python-chess) and the classical evaluation on it
+    against blitzaco.evaluate (raises on any difference): the counts printed."""
     code = (
         "import chess\n"
         "from blitzaco.board import Board, perft\n"
-        "from blitzaco.tools.boardcheck import cross_check\n"
-        "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100))\n"
+        "from blitzaco.tools.boardcheck import cross_check, eval_check\n"
+        "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100), eval_check(12, 20, 100))\n"
     )
     return _run(site, "-c", code)
 

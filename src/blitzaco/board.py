@@ -266,7 +266,10 @@ class Board:
         result = Board(capacity + replay)
         result._place(start)
         for move in board.move_stack[len(board.move_stack) - replay:]:
-            result.make(_code_of(move))
+            if move:
+                result.make(_code_of(move))
+            else:
+                result.make_null()
         result.root = result.ply
         return result
 

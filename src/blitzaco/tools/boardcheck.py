@@ -1,4 +1,5 @@
-"""The engine's own board (:mod:`blitzaco.board`) held against python-chess.
+"""The engine's own board (:mod:`blitzaco.board`) held against python-chess, and
+its classical evaluation (:mod:`blitzaco.classical`) against :mod:`blitzaco.evaluate`.
 
 :func:`cross_check` plays random games (standard and Chess960, favouring castling, en
 passant and promotions) on both boards in step and, in every position, compares the
@@ -9,8 +10,13 @@ reported changes (:attr:`Board.dirty`) with the change of the piece map, unmakes
 and compares the whole state with what it was. Any difference raises
 :class:`Mismatch` naming the position.
 
-The tests run it on the installed board, pure or compiled, so that both builds are
-held to the same reference (``tests/test_board.py``, ``tests/test_native.py``).
+:func:`eval_check` scores positions with both evaluations, term by term, and
+follows random games with the incremental sums (make, null move, unmake) against
+:class:`~blitzaco.position.Position`'s.
+
+The tests run both on the installed modules, pure or compiled, so that both builds
+are held to the same reference (``tests/test_board.py``, ``tests/test_classical.py``,
+``tests/test_native.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +29,15 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from blitzaco.board import MAX_MOVES, Board
-from blitzaco.position import compute_key
+from blitzaco.classical import TERM_NAMES, Classical
+from blitzaco.config import EvalConfig
+from blitzaco.evaluate import Evaluator
+from blitzaco.position import Position, compute_key
 
-__all__ = ["Mismatch", "cross_check", "check_position", "code_of", "legal_codes", "piece_map", "snapshot"]
+__all__ = [
+    "Mismatch", "cross_check", "check_position", "eval_check", "check_evaluation", "code_of", "legal_codes",
+    "piece_map", "snapshot",
+]
 
 
 class Mismatch(AssertionError):
@@ -160,5 +172,74 @@ def cross_check(seed: int, games: int, plies: int) -> int:
             reference.push(move)
             board.make(code_of(move))
             if reference.is_game_over(claim_draw=False) and rng.random() < 0.5:
+                break
+    return checked
+
+
+def check_evaluation(classical: Classical, evaluator: Evaluator, reference: chess.Board) -> None:
+    """Score *reference* with both evaluations (same configuration) and compare the
+    score and every term of the trace; raises :class:`Mismatch`. *classical* is
+    reset to the position."""
+    reference = reference.copy(stack=False)  # the evaluation reads no history
+    board = Board.from_chess(reference)
+    classical.reset(board)
+    classical.tracing = True
+    score = classical.evaluate(board)
+    classical.tracing = False
+    expected = evaluator.evaluate(Position(reference, evaluator.psq))
+    trace = evaluator.trace(reference)
+    terms = {name: [classical.terms[i * 4 + k] for k in range(4)] for i, name in enumerate(TERM_NAMES)}
+    if score != expected or classical.evaluate(board) != expected:
+        raise Mismatch(f"score {score} against {expected} in {reference.fen()}")
+    for name in TERM_NAMES:
+        if terms[name] != trace.terms[name]:
+            raise Mismatch(f"{name}: {terms[name]} against {trace.terms[name]} in {reference.fen()}")
+
+
+def eval_check(seed: int, games: int, plies: int, config: EvalConfig | None = None) -> int:
+    """Random games (odd ones Chess960): every position scored by both evaluations
+    (:func:`check_evaluation`), and the incremental sums followed through make, null
+    moves and unmake against Position's; return the positions checked."""
+    config = config if config is not None else EvalConfig()
+    classical = Classical(config)  # follows the games
+    scorer = Classical(config)  # scores each position afresh
+    evaluator = Evaluator(config)
+    rng = random.Random(seed)
+    checked = 0
+    for game in range(games):
+        reference = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        board = Board.from_chess(reference, plies + 1)
+        position = Position(reference, evaluator.psq)
+        classical.reset(board)
+        depth = 0  # moves and null moves made since the game's start
+        for _ in range(plies):
+            check_evaluation(scorer, evaluator, reference)
+            checked += 1
+            top = classical.top
+            sums = (classical.mg[top], classical.eg[top], classical.phase[top])
+            if sums != (position.mg, position.eg, position.phase):
+                raise Mismatch(f"incremental sums differ from Position's in {reference.fen()}")
+            moves = list(reference.legal_moves)
+            roll = rng.random()
+            if roll < 0.15 and depth:
+                depth -= 1
+                reference.pop()
+                board.unmake()
+                position.pop()
+                classical.unmake()
+            elif roll < 0.2 and not reference.is_check():
+                depth += 1
+                board.make_null()
+                position.push_null()
+                classical.make(board)
+                reference.push(chess.Move.null())
+            elif moves:
+                move = rng.choice(moves)
+                depth += 1
+                reference.push(move)
+                board.make(code_of(move))
+                position.push_move(move)
+                classical.make(board)
+            else:
                 break
     return checked

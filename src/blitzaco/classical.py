@@ -1,0 +1,755 @@
+"""The classical evaluation on the engine's own board (:mod:`blitzaco.board`),
+written for mypyc: the terms and the numbers of :mod:`blitzaco.evaluate`, which
+evaluates a python-chess board, computed here from the mailbox.
+
+Every term is :mod:`blitzaco.evaluate`'s, with the same weights from the same
+:class:`~blitzaco.config.EvalConfig` and the same integer arithmetic, so the score
+of a position is the same number (``tests/test_classical.py`` holds the two
+together term by term). See that module for what each term means.
+
+Bitboards are signed 64-bit integers here (``i64``; h8, bit 63, is the sign bit), so
+that the pure and the compiled build compute the same numbers: a left shift never
+carries a bit beyond bit 63 (:func:`_shl` places the bit that lands on 63 by hand)
+and a right shift is made logical by a mask (:func:`_shr`), as python-chess's
+unsigned bitboards shift. Pieces are visited through the mailbox, never by bit scans.
+
+:class:`Classical` keeps the material and piece-square sums and the game phase up to
+date itself from what each move changed (``Board.dirty``): call :meth:`Classical.make`
+after ``Board.make``/``make_null`` and :meth:`Classical.unmake` after
+``Board.unmake``. The other terms are computed when a score is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Final, final
+
+import chess
+from librt.vecs import vec
+from mypy_extensions import i64
+
+from blitzaco.board import BISHOP, EMPTY, KING, KNIGHT, MAX_PLY, PAWN, QUEEN, ROOK, SQ120, WHITE, Board
+from blitzaco.config import EvalConfig
+
+__all__ = ["Classical", "TERM_NAMES", "FULL_PHASE", "SCALE_NORMAL"]
+
+#: Phase weight by piece type, the full phase, the scale's unit: as evaluate's.
+PHASE: Final = vec[i64]([0, 0, 1, 1, 2, 4, 0, 0])
+FULL_PHASE: Final = 24
+SCALE_NORMAL: Final = 64
+#: The rows of the trace, in evaluate's order (evaluate.TERMS).
+TERM_NAMES: Final = (
+    "Material", "PST", "Pawns", "Passed", "Knights", "Bishops", "Rooks", "Queens", "Mobility",
+    "King safety", "Threats", "Tempo",
+)
+T_MATERIAL: Final = 0
+T_PST: Final = 1
+T_PAWNS: Final = 2
+T_PASSED: Final = 3
+T_KNIGHTS: Final = 4
+T_BISHOPS: Final = 5
+T_ROOKS: Final = 6
+T_QUEENS: Final = 7
+T_MOBILITY: Final = 8
+T_KING: Final = 9
+T_THREATS: Final = 10
+T_TEMPO: Final = 11
+
+# ------------------------------------------------------------------ bitboards
+
+#: The sign bit, h8's bit.
+SIGN: Final[i64] = -9223372036854775807 - 1
+
+
+def _signed(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _table(values: list[int]) -> vec[i64]:
+    return vec[i64]([_signed(v) for v in values])
+
+
+#: ``BIT[square]``: the square's bit.
+BIT: Final = _table([1 << s for s in range(64)])
+#: ``LOW[n]``: the bits that a left shift by n keeps below the sign bit.
+LOW: Final = vec[i64]([(1 << (63 - n)) - 1 if n < 64 else 0 for n in range(64)])
+#: ``SHR[n]``: the bits a logical right shift by n can leave set.
+SHR: Final = vec[i64]([-1] + [(1 << (64 - n)) - 1 for n in range(1, 64)])
+FILE_A: Final[i64] = 0x0101010101010101
+NOT_A: Final[i64] = ~0x0101010101010101
+NOT_H: Final[i64] = ~_signed(0x8080808080808080)
+OUTPOST_RANKS: Final[i64] = 0x0000FFFFFF000000
+DARK: Final = _signed(chess.BB_DARK_SQUARES)
+KNIGHT_ATT: Final = _table(list(chess.BB_KNIGHT_ATTACKS))
+KING_ATT: Final = _table(list(chess.BB_KING_ATTACKS))
+RANK_2: Final[i64] = 0x000000000000FF00
+RANK_7: Final[i64] = 0x00FF000000000000
+RANK_1: Final[i64] = 0x00000000000000FF
+RANK_8: Final = _signed(chess.BB_RANK_8)
+M8: Final[i64] = 0x00FF00FF00FF00FF
+M16: Final[i64] = 0x0000FFFF0000FFFF
+M32: Final[i64] = 0x00000000FFFFFFFF
+
+
+def _shl(x: i64, n: i64) -> i64:
+    """``x << n`` truncated to 64 bits, as python-chess's bitboards shift."""
+    result = (x & LOW[n]) << n
+    if (x >> (63 - n)) & 1 != 0:
+        result |= SIGN
+    return result
+
+
+def _shr(x: i64, n: i64) -> i64:
+    """``x >> n`` with zeros shifted in, as for an unsigned bitboard."""
+    return (x >> n) & SHR[n]
+
+
+def _count32(v: i64) -> i64:
+    v = v - ((v >> 1) & 0x55555555)
+    v = (v & 0x33333333) + ((v >> 2) & 0x33333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F
+    return ((v * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+def popcount(x: i64) -> i64:
+    """The number of squares of a bitboard."""
+    return _count32(x & M32) + _count32((x >> 32) & M32)
+
+
+def north_fill(bb: i64) -> i64:
+    bb |= _shl(bb, 8)
+    bb |= _shl(bb, 16)
+    return bb | _shl(bb, 32)
+
+
+def south_fill(bb: i64) -> i64:
+    bb |= _shr(bb, 8)
+    bb |= _shr(bb, 16)
+    return bb | _shr(bb, 32)
+
+
+def sideways(bb: i64) -> i64:
+    return _shr(bb & NOT_A, 1) | _shl(bb & NOT_H, 1)
+
+
+def white_pawn_attacks(bb: i64) -> i64:
+    return _shl(bb & NOT_A, 7) | _shl(bb & NOT_H, 9)
+
+
+def black_pawn_attacks(bb: i64) -> i64:
+    return _shr(bb & NOT_A, 9) | _shr(bb & NOT_H, 7)
+
+
+def flip(bb: i64) -> i64:
+    """The bitboard mirrored vertically (rank 1 <-> rank 8)."""
+    bb = (_shr(bb, 8) & M8) | _shl(bb & M8, 8)
+    bb = (_shr(bb, 16) & M16) | _shl(bb & M16, 16)
+    return _shr(bb, 32) | _shl(bb & M32, 32)
+
+
+def _shield_table() -> vec[i64]:
+    """``SHIELD[side * 64 + square]``: the king's file and its neighbours, one and two
+    ranks ahead (evaluate._SHIELD)."""
+    table = vec[i64]([0] * 128)
+    for side in range(2):
+        for square in range(64):
+            one = _shl(BIT[square], 8) if side == WHITE else _shr(BIT[square], 8)
+            two = _shl(one, 8) if side == WHITE else _shr(one, 8)
+            table[side * 64 + square] = sideways(one) | one | sideways(two) | two
+    return table
+
+
+def _front_table() -> vec[i64]:
+    """``FRONT[side * 64 + square]``: the squares ahead of a pawn on its file."""
+    table = vec[i64]([0] * 128)
+    for square in range(64):
+        table[square] = north_fill(_shl(BIT[square], 8))
+        table[64 + square] = south_fill(_shr(BIT[square], 8))
+    return table
+
+
+SHIELD: Final = _shield_table()
+FRONT: Final = _front_table()
+#: ``KING_FILES[square]``: the king's file and its neighbours as first-rank squares.
+KING_FILES: Final = _table([
+    sum(1 << f for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in range(64)
+])
+DIAGONAL_STEPS: Final = vec[i64]([-11, -9, 9, 11])
+STRAIGHT_STEPS: Final = vec[i64]([-10, -1, 1, 10])
+#: Mailbox square -> python-chess square, -1 on the border (board.SQ64).
+_SQ64: Final = vec[i64]([-1] * 120)
+for _square in range(64):
+    _SQ64[SQ120[_square]] = _square
+
+
+def distance(a: i64, b: i64) -> i64:
+    """Chebyshev distance between two squares."""
+    files = (a & 7) - (b & 7)
+    ranks = (a >> 3) - (b >> 3)
+    files = -files if files < 0 else files
+    ranks = -ranks if ranks < 0 else ranks
+    return files if files > ranks else ranks
+
+
+def _pairs(values: tuple[tuple[int, int], ...], index: int) -> vec[i64]:
+    return vec[i64]([pair[index] for pair in values])
+
+
+@final
+class Classical:
+    """The classical evaluation of :mod:`blitzaco.evaluate` for a :class:`Board`.
+
+    Not thread-safe: one search owns one. :meth:`reset` it on the board the search
+    starts from."""
+
+    #: psq[piece * 64 + square]: material plus table, White's view (evaluate.psq).
+    psq_mg: vec[i64]
+    psq_eg: vec[i64]
+    classical: bool
+    # The sums along the line searched: index ``top`` is the current position.
+    mg: vec[i64]
+    eg: vec[i64]
+    phase: vec[i64]
+    top: i64
+    #: When true, :meth:`evaluate` records the terms in :attr:`terms`.
+    tracing: bool
+    #: ``terms[term * 4 + k]``: White mg, White eg, Black mg, Black eg (each colour's
+    #: own view), as evaluate.Trace.terms.
+    terms: vec[i64]
+    #: Each colour's midgame material value by piece type (for the scale rules).
+    npm: vec[i64]
+    value_mg: vec[i64]
+    value_eg: vec[i64]
+
+    def __init__(self, config: EvalConfig) -> None:
+        material = config.material
+        values = ((0, 0), material.pawn, material.knight, material.bishop, material.rook, material.queen, (0, 0))
+        self.value_mg = vec[i64]([v[0] for v in values] + [0])
+        self.value_eg = vec[i64]([v[1] for v in values] + [0])
+        pst = config.pst
+        tables = (
+            None, (pst.pawn_mg, pst.pawn_eg), (pst.knight_mg, pst.knight_eg), (pst.bishop_mg, pst.bishop_eg),
+            (pst.rook_mg, pst.rook_eg), (pst.queen_mg, pst.queen_eg), (pst.king_mg, pst.king_eg),
+        )
+        psq_mg = [0] * (16 * 64)
+        psq_eg = [0] * (16 * 64)
+        for side in range(2):
+            sign = 1 if side == WHITE else -1
+            for piece_type in range(1, 7):
+                mg_table, eg_table = tables[piece_type]  # type: ignore[misc]
+                for square in range(64):
+                    # Tables are written a8 first (evaluate._build_psq).
+                    index = square ^ 56 if side == WHITE else square
+                    code = piece_type | side << 3
+                    psq_mg[code * 64 + square] = sign * (values[piece_type][0] + mg_table[index])
+                    psq_eg[code * 64 + square] = sign * (values[piece_type][1] + eg_table[index])
+        self.psq_mg = vec[i64](psq_mg)
+        self.psq_eg = vec[i64](psq_eg)
+        self.classical = config.classical
+        self.npm = vec[i64]([0, 0, material.knight[0], material.bishop[0], material.rook[0], material.queen[0], 0])
+        pawns, pieces, king, scale = config.pawns, config.pieces, config.king, config.scale
+        self.doubled_mg, self.doubled_eg = pawns.doubled
+        self.isolated_mg, self.isolated_eg = pawns.isolated
+        self.backward_mg, self.backward_eg = pawns.backward
+        self.supported_mg, self.supported_eg = pawns.supported
+        self.phalanx_mg, self.phalanx_eg = pawns.phalanx
+        self.passed_mg = _pairs(pawns.passed, 0)
+        self.passed_eg = _pairs(pawns.passed, 1)
+        self.free_mg = _pairs(pawns.passed_free, 0)
+        self.free_eg = _pairs(pawns.passed_free, 1)
+        self.enemy_king_mg, self.enemy_king_eg = pawns.passed_enemy_king
+        self.own_king_mg, self.own_king_eg = pawns.passed_own_king
+        self.pair_mg, self.pair_eg = pieces.bishop_pair
+        # Mobility by piece (knight 0, bishop 1, rook 2, queen 3) and count: [p * 32 + n].
+        mobility = (pieces.mobility_knight, pieces.mobility_bishop, pieces.mobility_rook, pieces.mobility_queen)
+        self.mob_mg = vec[i64]([t[n][0] if n < len(t) else 0 for t in mobility for n in range(32)])
+        self.mob_eg = vec[i64]([t[n][1] if n < len(t) else 0 for t in mobility for n in range(32)])
+        self.knight_outpost_mg, self.knight_outpost_eg = pieces.knight_outpost
+        self.bishop_outpost_mg, self.bishop_outpost_eg = pieces.bishop_outpost
+        self.open_mg, self.open_eg = pieces.rook_open_file
+        self.semi_mg, self.semi_eg = pieces.rook_semi_open_file
+        self.seventh_mg, self.seventh_eg = pieces.rook_seventh
+        self.by_pawn_mg, self.by_pawn_eg = pieces.threat_by_pawn
+        self.by_minor_mg, self.by_minor_eg = pieces.threat_by_minor
+        self.by_rook_mg, self.by_rook_eg = pieces.threat_by_rook
+        self.hanging_mg, self.hanging_eg = pieces.hanging
+        self.attack_weight = vec[i64](list(king.attack_weight))
+        self.attacker_scale = vec[i64]([king.attacker_scale[min(n, 7)] for n in range(17)])
+        self.shield_mg, self.shield_eg = king.shield
+        self.king_semi_mg, self.king_semi_eg = king.semi_open_file
+        self.king_open_mg, self.king_open_eg = king.open_file
+        self.endgame_share = king.endgame_share
+        self.opposite_bishops = scale.opposite_bishops
+        self.opposite_bishops_with_pieces = scale.opposite_bishops_with_pieces
+        self.no_pawns_minor = scale.no_pawns_minor
+        self.no_pawns = scale.no_pawns
+        self.tempo_mg, self.tempo_eg = config.tempo
+        self.mg = vec[i64]([0] * (MAX_PLY + 1))
+        self.eg = vec[i64]([0] * (MAX_PLY + 1))
+        self.phase = vec[i64]([0] * (MAX_PLY + 1))
+        self.top = 0
+        self.tracing = False
+        self.terms = vec[i64]([0] * (len(TERM_NAMES) * 4))
+
+    # The weights, declared for mypyc (set in __init__).
+    doubled_mg: i64
+    doubled_eg: i64
+    isolated_mg: i64
+    isolated_eg: i64
+    backward_mg: i64
+    backward_eg: i64
+    supported_mg: i64
+    supported_eg: i64
+    phalanx_mg: i64
+    phalanx_eg: i64
+    passed_mg: vec[i64]
+    passed_eg: vec[i64]
+    free_mg: vec[i64]
+    free_eg: vec[i64]
+    enemy_king_mg: i64
+    enemy_king_eg: i64
+    own_king_mg: i64
+    own_king_eg: i64
+    pair_mg: i64
+    pair_eg: i64
+    mob_mg: vec[i64]
+    mob_eg: vec[i64]
+    knight_outpost_mg: i64
+    knight_outpost_eg: i64
+    bishop_outpost_mg: i64
+    bishop_outpost_eg: i64
+    open_mg: i64
+    open_eg: i64
+    semi_mg: i64
+    semi_eg: i64
+    seventh_mg: i64
+    seventh_eg: i64
+    by_pawn_mg: i64
+    by_pawn_eg: i64
+    by_minor_mg: i64
+    by_minor_eg: i64
+    by_rook_mg: i64
+    by_rook_eg: i64
+    hanging_mg: i64
+    hanging_eg: i64
+    attack_weight: vec[i64]
+    attacker_scale: vec[i64]
+    shield_mg: i64
+    shield_eg: i64
+    king_semi_mg: i64
+    king_semi_eg: i64
+    king_open_mg: i64
+    king_open_eg: i64
+    endgame_share: i64
+    opposite_bishops: i64
+    opposite_bishops_with_pieces: i64
+    no_pawns_minor: i64
+    no_pawns: i64
+    tempo_mg: i64
+    tempo_eg: i64
+
+    # ------------------------------------------------------------ incremental sums
+
+    def reset(self, board: Board) -> None:
+        """Compute the sums of *board* from scratch; the line starts there."""
+        mg: i64 = 0
+        eg: i64 = 0
+        phase: i64 = 0
+        for square in range(64):
+            piece = board.squares[SQ120[square]]
+            if piece != EMPTY:
+                mg += self.psq_mg[piece * 64 + square]
+                eg += self.psq_eg[piece * 64 + square]
+                phase += PHASE[piece & 7]
+        self.top = 0
+        self.mg[0] = mg
+        self.eg[0] = eg
+        self.phase[0] = phase
+
+    def make(self, board: Board) -> None:
+        """Follow the move just made on *board* (its ``dirty`` changes)."""
+        top = self.top
+        mg = self.mg[top]
+        eg = self.eg[top]
+        phase = self.phase[top]
+        dirty = board.dirty
+        for i in range(board.dirty_count):
+            piece = dirty[3 * i]
+            frm = dirty[3 * i + 1]
+            to = dirty[3 * i + 2]
+            if frm >= 0:
+                mg -= self.psq_mg[piece * 64 + frm]
+                eg -= self.psq_eg[piece * 64 + frm]
+                phase -= PHASE[piece & 7]
+            if to >= 0:
+                mg += self.psq_mg[piece * 64 + to]
+                eg += self.psq_eg[piece * 64 + to]
+                phase += PHASE[piece & 7]
+        top += 1
+        self.mg[top] = mg
+        self.eg[top] = eg
+        self.phase[top] = phase
+        self.top = top
+
+    def unmake(self) -> None:
+        """Follow ``Board.unmake``."""
+        self.top -= 1
+
+    # ------------------------------------------------------------ the score
+
+    def material_and_tables(self, board: Board) -> i64:
+        """Material and tables alone, for the side to move (evaluate's function)."""
+        return self._blend(self.mg[self.top], self.eg[self.top], self.phase[self.top], SCALE_NORMAL, board.side, 0, 0)
+
+    def evaluate(self, board: Board) -> i64:
+        """The score of *board* (at the top of the line) for the side to move."""
+        if self.tracing:
+            for i in range(len(TERM_NAMES) * 4):
+                self.terms[i] = 0
+            self._trace_tables(board)
+        if not self.classical:
+            return self.material_and_tables(board)
+        return self._classical(board)
+
+    def _blend(self, mg: i64, eg: i64, phase: i64, scale: i64, side: i64, tempo_mg: i64, tempo_eg: i64) -> i64:
+        if side != WHITE:
+            mg = -mg
+            eg = -eg
+        mg += tempo_mg
+        eg += tempo_eg
+        if scale != SCALE_NORMAL:
+            eg = eg * scale // SCALE_NORMAL if eg >= 0 else -(-eg * scale // SCALE_NORMAL)
+        if phase > FULL_PHASE:
+            phase = FULL_PHASE
+        return (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE
+
+    def _add(self, term: i64, side: i64, mg: i64, eg: i64) -> None:
+        """Record a contribution (only called when tracing)."""
+        self.terms[term * 4 + side * 2] += mg
+        self.terms[term * 4 + side * 2 + 1] += eg
+
+    def _trace_tables(self, board: Board) -> None:
+        for square in range(64):
+            piece = board.squares[SQ120[square]]
+            if piece != EMPTY:
+                side = piece >> 3
+                sign: i64 = 1 if side == WHITE else -1
+                kind = piece & 7
+                self._add(T_MATERIAL, side, self.value_mg[kind], self.value_eg[kind])
+                self._add(
+                    T_PST, side,
+                    sign * self.psq_mg[piece * 64 + square] - self.value_mg[kind],
+                    sign * self.psq_eg[piece * 64 + square] - self.value_eg[kind],
+                )
+
+    def _classical(self, board: Board) -> i64:
+        squares = board.squares
+        wp: i64 = 0
+        bp: i64 = 0
+        white: i64 = 0
+        black: i64 = 0
+        knights: i64 = 0
+        bishops: i64 = 0
+        rooks: i64 = 0
+        queens: i64 = 0
+        kings: i64 = 0
+        for square in range(64):
+            piece = squares[SQ120[square]]
+            if piece == EMPTY:
+                continue
+            bit = BIT[square]
+            if piece >> 3 == WHITE:
+                white |= bit
+            else:
+                black |= bit
+            kind = piece & 7
+            if kind == PAWN:
+                if piece >> 3 == WHITE:
+                    wp |= bit
+                else:
+                    bp |= bit
+            elif kind == KNIGHT:
+                knights |= bit
+            elif kind == BISHOP:
+                bishops |= bit
+            elif kind == ROOK:
+                rooks |= bit
+            elif kind == QUEEN:
+                queens |= bit
+            else:
+                kings |= bit
+        occupied = white | black
+        pawns = wp | bp
+        # Pawn structure, White's then Black's on the mirrored board.
+        w_mg, w_eg, w_passed, w_outposts = self._pawn_side(wp, bp, WHITE)
+        b_mg, b_eg, b_passed, b_outposts = self._pawn_side(flip(bp), flip(wp), 1)
+        b_passed = flip(b_passed)
+        b_outposts = flip(b_outposts)
+        mg = w_mg - b_mg
+        eg = w_eg - b_eg
+        wpa = white_pawn_attacks(wp)
+        bpa = black_pawn_attacks(bp)
+        w_files = south_fill(north_fill(wp))
+        b_files = south_fill(north_fill(bp))
+        wk = _SQ64[board.kings[0]]
+        bk = _SQ64[board.kings[1]]
+        w_area = ~(bpa | wp | (kings & white))
+        b_area = ~(wpa | bp | (kings & black))
+        w_zone = KING_ATT[wk] | BIT[wk]
+        b_zone = KING_ATT[bk] | BIT[bk]
+        no_pawn_files = ~(w_files | b_files)
+        wm, we, w_att, w_minor, w_rook, w_units, w_attackers = self._pieces(
+            board, WHITE, w_area, b_zone, w_outposts, no_pawn_files, ~w_files & b_files, bp, bk, occupied
+        )
+        bm, be, b_att, b_minor, b_rook, b_units, b_attackers = self._pieces(
+            board, 1, b_area, w_zone, b_outposts, no_pawn_files, ~b_files & w_files, wp, wk, occupied
+        )
+        mg += wm - bm
+        eg += we - be
+        w_att |= wpa | KING_ATT[wk]
+        b_att |= bpa | KING_ATT[bk]
+        if w_passed != 0 or b_passed != 0:
+            m, e = self._passers(WHITE, w_passed, occupied, wk, bk)
+            mg += m
+            eg += e
+            m, e = self._passers(1, b_passed, occupied, bk, wk)
+            mg -= m
+            eg -= e
+        m, e = self._king(WHITE, wk, wp, w_files, b_files, b_units, b_attackers)
+        mg += m
+        eg += e
+        m, e = self._king(1, bk, bp, b_files, w_files, w_units, w_attackers)
+        mg -= m
+        eg -= e
+        # Threats.
+        minors_up = ~(pawns | kings)
+        majors = rooks | queens
+        w_targets = black & minors_up
+        b_targets = white & minors_up
+        a = popcount(wpa & w_targets)
+        b = popcount(w_minor & black & majors)
+        c = popcount(w_rook & black & queens)
+        d = popcount(w_att & w_targets & ~b_att)
+        e2 = popcount(bpa & b_targets)
+        f = popcount(b_minor & white & majors)
+        g = popcount(b_rook & white & queens)
+        h = popcount(b_att & b_targets & ~w_att)
+        mg += self.by_pawn_mg * (a - e2) + self.by_minor_mg * (b - f) + self.by_rook_mg * (c - g)
+        mg += self.hanging_mg * (d - h)
+        eg += self.by_pawn_eg * (a - e2) + self.by_minor_eg * (b - f) + self.by_rook_eg * (c - g)
+        eg += self.hanging_eg * (d - h)
+        if self.tracing:
+            self._add(T_THREATS, WHITE, self.by_pawn_mg * a + self.by_minor_mg * b + self.by_rook_mg * c
+                      + self.hanging_mg * d, self.by_pawn_eg * a + self.by_minor_eg * b + self.by_rook_eg * c
+                      + self.hanging_eg * d)
+            self._add(T_THREATS, 1, self.by_pawn_mg * e2 + self.by_minor_mg * f + self.by_rook_mg * g
+                      + self.hanging_mg * h, self.by_pawn_eg * e2 + self.by_minor_eg * f + self.by_rook_eg * g
+                      + self.hanging_eg * h)
+            self._add(T_TEMPO, board.side, self.tempo_mg, self.tempo_eg)
+        top = self.top
+        mg += self.mg[top]
+        eg += self.eg[top]
+        scale = self._scale(wp | bp, white, black, knights, bishops, rooks, queens, eg)
+        return self._blend(mg, eg, self.phase[top], scale, board.side, self.tempo_mg, self.tempo_eg)
+
+    def _pawn_side(self, own: i64, theirs: i64, side: i64) -> tuple[i64, i64, i64, i64]:
+        """evaluate._pawn_side: one side's structure seen from White's side."""
+        own_att = white_pawn_attacks(own)
+        their_att = black_pawn_attacks(theirs)
+        files = south_fill(north_fill(own))
+        doubled = own & north_fill(_shl(own, 8))
+        isolated = own & ~sideways(files)
+        backward = own & ~north_fill(sideways(own)) & _shr(their_att, 8) & ~isolated
+        supported = own & own_att
+        phalanx = own & sideways(own)
+        blocked_by_them = south_fill(_shr(theirs, 8)) | south_fill(their_att)
+        passed = own & ~blocked_by_them & ~south_fill(_shr(own, 8))
+        outposts = OUTPOST_RANKS & own_att & ~south_fill(their_att)
+        n_doubled = popcount(doubled)
+        n_isolated = popcount(isolated)
+        n_backward = popcount(backward)
+        n_supported = popcount(supported)
+        n_phalanx = popcount(phalanx)
+        mg = (self.doubled_mg * n_doubled + self.isolated_mg * n_isolated + self.backward_mg * n_backward
+              + self.supported_mg * n_supported + self.phalanx_mg * n_phalanx)
+        eg = (self.doubled_eg * n_doubled + self.isolated_eg * n_isolated + self.backward_eg * n_backward
+              + self.supported_eg * n_supported + self.phalanx_eg * n_phalanx)
+        if self.tracing:
+            self._add(T_PAWNS, side, mg, eg)
+        if passed != 0:
+            passed_mg: i64 = 0
+            passed_eg: i64 = 0
+            for square in range(64):
+                if passed & BIT[square] != 0:
+                    passed_mg += self.passed_mg[square >> 3]
+                    passed_eg += self.passed_eg[square >> 3]
+            mg += passed_mg
+            eg += passed_eg
+            if self.tracing:
+                self._add(T_PASSED, side, passed_mg, passed_eg)
+        return mg, eg, passed, outposts
+
+    def _pieces(
+        self, board: Board, side: i64, area: i64, zone: i64, outposts: i64, open_files: i64,
+        semi_open_files: i64, their_pawns: i64, their_king: i64, occupied: i64,
+    ) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
+        """evaluate._pieces: (mg, eg, attacked, by minors, by rooks, king-attack
+        units, king attackers) of one side's knights, bishops, rooks and queens."""
+        squares = board.squares
+        mg: i64 = 0
+        eg: i64 = 0
+        mob_mg: i64 = 0
+        mob_eg: i64 = 0
+        minor: i64 = 0
+        rook_attacks: i64 = 0
+        queen_attacks: i64 = 0
+        units: i64 = 0
+        attackers: i64 = 0
+        bishops: i64 = 0
+        tracing = self.tracing
+        seventh = RANK_7 if side == WHITE else RANK_2
+        eighth = RANK_8 if side == WHITE else RANK_1
+        for square in range(64):
+            origin = SQ120[square]
+            piece = squares[origin]
+            kind = piece & 7
+            if piece == EMPTY or piece >> 3 != side or kind == PAWN or kind == KING:
+                continue
+            if kind == KNIGHT:
+                att = KNIGHT_ATT[square]
+            else:
+                att = 0
+                for i in range(8):
+                    if i < 4:
+                        if kind == ROOK:
+                            continue
+                        step = DIAGONAL_STEPS[i]
+                    else:
+                        if kind == BISHOP:
+                            break
+                        step = STRAIGHT_STEPS[i - 4]
+                    to = origin + step
+                    target = squares[to]
+                    while target == EMPTY:
+                        att |= BIT[_SQ64[to]]
+                        to += step
+                        target = squares[to]
+                    if target != 16:
+                        att |= BIT[_SQ64[to]]
+            n = popcount(att & area)
+            index = (kind - KNIGHT) * 32 + n
+            mob_mg += self.mob_mg[index]
+            mob_eg += self.mob_eg[index]
+            if kind == KNIGHT or kind == BISHOP:
+                minor |= att
+                if outposts & BIT[square] != 0:
+                    om = self.knight_outpost_mg if kind == KNIGHT else self.bishop_outpost_mg
+                    oe = self.knight_outpost_eg if kind == KNIGHT else self.bishop_outpost_eg
+                    mg += om
+                    eg += oe
+                    if tracing:
+                        self._add(T_KNIGHTS if kind == KNIGHT else T_BISHOPS, side, om, oe)
+                if kind == BISHOP:
+                    bishops += 1
+            elif kind == ROOK:
+                rook_attacks |= att
+                bit = BIT[square]
+                rm: i64 = 0
+                re: i64 = 0
+                if bit & open_files != 0:
+                    rm = self.open_mg
+                    re = self.open_eg
+                elif bit & semi_open_files != 0:
+                    rm = self.semi_mg
+                    re = self.semi_eg
+                if bit & seventh != 0 and (their_pawns & seventh != 0 or BIT[their_king] & eighth != 0):
+                    rm += self.seventh_mg
+                    re += self.seventh_eg
+                mg += rm
+                eg += re
+                if tracing:
+                    self._add(T_ROOKS, side, rm, re)
+            else:
+                queen_attacks |= att
+            z = att & zone
+            if z != 0:
+                attackers += 1
+                units += self.attack_weight[kind - KNIGHT] * popcount(z)
+            if tracing:
+                self._add(T_MOBILITY, side, self.mob_mg[index], self.mob_eg[index])
+        if bishops >= 2:
+            mg += self.pair_mg
+            eg += self.pair_eg
+            if tracing:
+                self._add(T_BISHOPS, side, self.pair_mg, self.pair_eg)
+        mg += mob_mg
+        eg += mob_eg
+        return mg, eg, minor | rook_attacks | queen_attacks, minor, rook_attacks, units, attackers
+
+    def _passers(self, side: i64, passed: i64, occupied: i64, own_king: i64, their_king: i64) -> tuple[i64, i64]:
+        """evaluate._passers: free paths and king distances (the side's own view)."""
+        mg: i64 = 0
+        eg: i64 = 0
+        step: i64 = 8 if side == WHITE else -8
+        for square in range(64):
+            if passed & BIT[square] == 0:
+                continue
+            rank = square >> 3 if side == WHITE else 7 - (square >> 3)
+            pm: i64 = 0
+            pe: i64 = 0
+            if FRONT[side * 64 + square] & occupied == 0:
+                pm += self.free_mg[rank]
+                pe += self.free_eg[rank]
+            factor = rank - 2
+            if factor > 0:
+                stop = square + step
+                d_enemy = distance(their_king, stop) * factor
+                d_own = distance(own_king, stop) * factor
+                pm += self.enemy_king_mg * d_enemy + self.own_king_mg * d_own
+                pe += self.enemy_king_eg * d_enemy + self.own_king_eg * d_own
+            mg += pm
+            eg += pe
+        if self.tracing:
+            self._add(T_PASSED, side, mg, eg)
+        return mg, eg
+
+    def _king(
+        self, side: i64, king: i64, own_pawns: i64, own_files: i64, their_files: i64, units: i64, attackers: i64
+    ) -> tuple[i64, i64]:
+        """evaluate._king: shelter and attack of one side's king (its own view)."""
+        shield = popcount(own_pawns & SHIELD[side * 64 + king])
+        files = KING_FILES[king]
+        opened = popcount(files & ~(own_files | their_files))
+        semi = popcount(files & ~own_files & their_files)
+        mg = self.shield_mg * shield + self.king_semi_mg * semi + self.king_open_mg * opened
+        eg = self.shield_eg * shield + self.king_semi_eg * semi + self.king_open_eg * opened
+        penalty = units * self.attacker_scale[attackers] // 100
+        mg -= penalty
+        eg -= penalty * self.endgame_share // 100
+        if self.tracing:
+            self._add(T_KING, side, mg, eg)
+        return mg, eg
+
+    def _non_pawn_material(self, side: i64, knights: i64, bishops: i64, rooks: i64, queens: i64) -> i64:
+        npm = self.npm
+        return (npm[KNIGHT] * popcount(knights & side) + npm[BISHOP] * popcount(bishops & side)
+                + npm[ROOK] * popcount(rooks & side) + npm[QUEEN] * popcount(queens & side))
+
+    def _scale(
+        self, pawns: i64, white: i64, black: i64, knights: i64, bishops: i64, rooks: i64, queens: i64, eg: i64
+    ) -> i64:
+        """evaluate._scale: the endgame scale factor (of SCALE_NORMAL)."""
+        wb = bishops & white
+        bb = bishops & black
+        if wb != 0 and bb != 0 and popcount(wb) == 1 and popcount(bb) == 1 and ((wb & DARK) != 0) != ((bb & DARK) != 0):
+            if knights | rooks | queens == 0:
+                return self.opposite_bishops
+            return self.opposite_bishops_with_pieces
+        strong = white if eg > 0 else black
+        weak = black if eg > 0 else white
+        if eg != 0 and pawns & strong == 0:
+            strong_npm = self._non_pawn_material(strong, knights, bishops, rooks, queens)
+            weak_npm = self._non_pawn_material(weak, knights, bishops, rooks, queens)
+            if strong_npm - weak_npm <= self.npm[BISHOP]:
+                return self.no_pawns_minor if strong_npm < self.npm[ROOK] else self.no_pawns
+        return SCALE_NORMAL
