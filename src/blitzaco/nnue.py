@@ -39,6 +39,13 @@ The file format (version 1), little-endian:
 * metadata: a uint32 length then that many bytes of UTF-8 JSON (how it was trained);
 * a uint32 CRC-32 of everything before it.
 
+Version 1 holds both kinds of net: a residual one (flag bit 0 set, added to the
+classical evaluation, ``assets/nn.bin``) and a replacing one (flag clear, the whole
+evaluation, ``assets/net.bin``: 768x2->128x2->1). A net trained by ``train-net`` since
+the training record exists carries that record as its metadata (every label run and
+training run it has seen; :mod:`blitzaco.tools.tune.record` documents it); the engine
+only reads its ``positions`` key, for :meth:`Network.describe`.
+
 The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``.
 """
 
@@ -62,10 +69,14 @@ __all__ = [
     "QA",
     "QB",
     "NetworkError",
+    "NetworkWeights",
     "Network",
     "feature",
     "load_network",
     "encode_network",
+    "decode_network",
+    "decode_weights",
+    "load_weights",
 ]
 
 MAGIC = b"BACONNUE"
@@ -105,7 +116,11 @@ def feature(perspective: chess.Color, color: chess.Color, piece_type: chess.Piec
 
 
 @dataclass(frozen=True)
-class _Weights:
+class NetworkWeights:
+    """A network file's contents as stored: the quantised weights (see the module
+    docstring for their scales and order) and the metadata. What the trainer reads
+    to resume training from a net; the engine builds a :class:`Network` from it."""
+
     hidden: int
     qa: int
     qb: int
@@ -121,7 +136,7 @@ class Network:
     """A loaded network: packed rows for :class:`~blitzaco.position.Position` and the
     output for :meth:`evaluate`. Immutable; shared by every search."""
 
-    def __init__(self, weights: _Weights, name: str = "") -> None:
+    def __init__(self, weights: NetworkWeights, name: str = "") -> None:
         hidden = weights.hidden
         self.name = name
         self.hidden = hidden
@@ -218,6 +233,12 @@ def encode_network(
 
 def decode_network(data: bytes, name: str = "") -> Network:
     """A :class:`Network` from a file's bytes. Raises :class:`NetworkError`."""
+    return Network(decode_weights(data), name)
+
+
+def decode_weights(data: bytes) -> NetworkWeights:
+    """The weights and metadata of a network file's bytes, checked as
+    :func:`decode_network` checks them. Raises :class:`NetworkError`."""
     import json  # only when a network is switched on (not at start-up)
 
     if len(data) < len(MAGIC) + _HEADER.size + 12 or data[: len(MAGIC)] != MAGIC:
@@ -258,17 +279,22 @@ def decode_network(data: bytes, name: str = "") -> Network:
     limit = LANE_OFFSET - 1
     if 32 * max(map(abs, w1), default=0) + max(map(abs, b1), default=0) > limit:
         raise NetworkError("first-layer weights too large for 16-bit lanes")
-    weights = _Weights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), b2, meta)
-    return Network(weights, name)
+    return NetworkWeights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), b2, meta)
 
 
 def load_network(path: str | Path) -> Network:
     """Read the network file at *path*. Raises :class:`NetworkError` (a missing or
     unreadable file included)."""
+    return Network(load_weights(path), Path(path).name)
+
+
+def load_weights(path: str | Path) -> NetworkWeights:
+    """The weights and metadata of the network file at *path* (for the trainer).
+    Raises :class:`NetworkError` (a missing or unreadable file included)."""
     from blitzaco.bundled import read_user_file
 
     try:
         data = read_user_file(path, MAX_FILE_BYTES)
     except OSError as err:
         raise NetworkError(f"cannot read {path}: {err.strerror or err}") from None
-    return decode_network(data, Path(path).name)
+    return decode_weights(data)

@@ -3,8 +3,9 @@
     tune.py selfplay --games 1000 --nodes 1000 --concurrency 2 --out runs/tune/selfplay.pgn
     tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
     tune.py positions --labels runs/data/labels.bin --out runs/tune/labels.npz
-    tune.py label --positions 2000000 --nodes 5000 --workers 2 --out runs/data/labels.bin
-    tune.py train-net --data runs/data/labels.bin --hidden 32 --epochs 20 --out runs/nn/nn.bin
+    tune.py label --positions 2000000 --nodes 5000 --workers 2 --seed 3 --out runs/data/labels_s3.bin
+    tune.py train-net --data runs/data/labels_s2.bin --hidden 128 --epochs 20 --out assets/net.bin
+    tune.py train-net --resume assets/net.bin --data runs/data/labels_s3.bin --epochs 10 --out assets/net.bin
     tune.py check-eval --data runs/data/labels.bin --net runs/nn/nn.bin   # held-out loss, us per evaluation
     tune.py ga --fitness positions --data runs/tune/positions.npz --out runs/tune/ga
     tune.py anneal --fitness positions --data runs/tune/positions.npz --out runs/tune/sa
@@ -23,6 +24,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 from blitzaco.config import Config, ConfigError, load_config
 
@@ -31,6 +33,7 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE
+    from blitzaco.tools.tune.nn import FRESH_LR, RESUME_LR
 
     parser = argparse.ArgumentParser(prog="tune.py", description="Tune BlitzACO's weights by self-play.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -49,17 +52,33 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--positions", type=int, default=2_000_000, help="stop when the file holds this many")
     label.add_argument("--nodes", type=int, default=5000, help="Stockfish's nodes per move")
     label.add_argument("--workers", type=int, default=2, help="games played at once (one Stockfish each)")
-    label.add_argument("--seed", type=int, default=1)
+    label.add_argument("--seed", type=int, required=True,
+                       help="a seed no earlier run used (the shipped net's training record lists the used ones)")
+    label.add_argument("--record", help="the net whose training record lists the used seeds "
+                                        "(default: the shipped assets/net.bin)")
+    label.add_argument("--force", action="store_true",
+                       help="label with a seed already used (its positions are not new to the net)")
     label.add_argument("--stockfish", help="the Stockfish binary (default: found on PATH or in /usr/games)")
     label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
 
-    net = commands.add_parser("train-net", help="train the network term on a label file (torch) and write it")
-    net.add_argument("--data", required=True, help="label file (tune.py label)")
-    net.add_argument("--limit", type=int, help="use only the first N records")
-    net.add_argument("--hidden", type=int, default=32, help="neurons per perspective")
+    net = commands.add_parser("train-net", help="train the network term on label files (torch) and write it with "
+                                                "its training record")
+    net.add_argument("--data", required=True, action="append",
+                     help="label file (tune.py label; its state file FILE.json names the seed); repeatable")
+    net.add_argument("--limit", type=int, help="use only the first N records of each file")
+    net.add_argument("--resume", metavar="NET",
+                     help="start from NET's weights and append to its training record (NET's shape is kept)")
+    net.add_argument("--replay", action="store_true",
+                     help="with --resume: accept label runs NET has already seen (their seeds are in its record)")
+    net.add_argument("--hidden", type=int, help="neurons per perspective (default 32; with --resume, NET's)")
     net.add_argument("--epochs", type=int, default=20)
     net.add_argument("--batch", type=int, default=16384)
-    net.add_argument("--lr", type=float, default=2e-3, help="Adam's learning rate (cosine-annealed to 1/20)")
+    net.add_argument("--lr", type=float, help=f"Adam's learning rate, cosine-annealed to 1/20 (default "
+                                              f"{FRESH_LR:g}; with --resume {RESUME_LR:g})")
+    net.add_argument("--held-out", type=float, default=0.02,
+                     help="the last share of each file's records, held out to choose the epoch")
+    net.add_argument("--max-minutes", type=float, default=0.0,
+                     help="stop after the epoch that ends past this many minutes of training (0: no limit)")
     net.add_argument("--lam", type=float, default=TARGET_LAM, help="weight of Stockfish's score against the result")
     net.add_argument("--scale", type=float, default=TARGET_SCALE, help="centipawns per unit of the sigmoid")
     net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
@@ -115,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     try:
         base = load_config(args.config) if getattr(args, "config", None) else Config()
@@ -132,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "label":
         from blitzaco.tools.tune.labels import generate
 
+        if not _seed_allowed(args.seed, args.record, args.force):
+            return 2
         figures = generate(args.out, args.positions, seed=args.seed, nodes=args.nodes, workers=args.workers,
                            stockfish=args.stockfish)
         print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
@@ -139,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "train-net":
-        return _train_net(args)
+        return _train_net(args, argv)
     if args.command == "check-eval":
         from blitzaco.tools.tune.nn import check_evaluations
 
@@ -251,23 +273,152 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
     return 0
 
 
-def _train_net(args: argparse.Namespace) -> int:
-    import json
+def _seed_allowed(seed: int, record_path: str | None, force: bool) -> bool:
+    """Whether ``label`` may run with *seed*: not one the training record of the net
+    at *record_path* (default: the shipped replacing net) lists, unless *force*.
+    Prints the used seeds either way."""
+    from blitzaco.nnue import NetworkError
+    from blitzaco.tools.tune.record import RecordError, read_record, shipped_net, used_seeds
 
+    path = record_path or shipped_net()
+    record = None
+    if path is not None:
+        try:
+            record = read_record(path)
+        except (NetworkError, RecordError) as err:
+            print(f"tune: the training record of {path} cannot be read: {err}", file=sys.stderr)
+            return False
+    seeds = used_seeds(record)
+    source = f"the training record of {path}" if path is not None else "no net yet; the seeds used before the record"
+    print(f"label: seeds already used ({source}): {', '.join(map(str, seeds))}", file=sys.stderr)
+    if seed not in seeds:
+        return True
+    if not force:
+        print(f"tune: seed {seed} was used already: its positions are not new to the net; choose another seed "
+              f"(next free: {max(seeds) + 1}) or pass --force", file=sys.stderr)
+        return False
+    print(f"label: WARNING: seed {seed} was used already; labelling it again because of --force", file=sys.stderr)
+    return True
+
+
+def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
+    import hashlib
+    import json
+    import shlex
+    import time
+
+    import numpy as np
     import torch
 
-    from blitzaco.nnue import decode_network
-    from blitzaco.tools.tune.nn import TrainSettings, classical_scores, load_arrays, quantise, spectral_inputs, train
+    from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
+    from blitzaco.tools.tune import record as rec
+    from blitzaco.tools.tune.labels import count_labels, stockfish_name
+    from blitzaco.tools.tune.nn import (
+        ADAM_BETAS,
+        ADAM_EPS,
+        FRESH_LR,
+        LR_FLOOR,
+        RESUME_LR,
+        TrainSettings,
+        check_evaluations,
+        classical_scores,
+        concatenate,
+        load_arrays,
+        quantise,
+        spectral_inputs,
+        take,
+        train,
+    )
+
+    def fail(message: str) -> int:
+        print(f"tune: {message}", file=sys.stderr)
+        return 2
+
+    start = None
+    record = None
+    if args.resume:
+        try:
+            start, record = rec.check_resumable(args.resume)
+        except (NetworkError, rec.RecordError) as err:
+            return fail(f"cannot resume from {args.resume}: {err}")
+        if args.hidden is not None and args.hidden != start.hidden:
+            return fail(f"{args.resume} has {start.hidden} hidden neurons, not {args.hidden}")
+        if bool(start.flags & 1) != args.residual:
+            return fail(f"{args.resume} is {'a residual' if start.flags & 1 else 'a replacing'} net")
+        if args.spectral:
+            return fail("--spectral trains a net the engine cannot run: it cannot resume one")
+        if (record["target"]["lambda"], record["target"]["scale"]) != (args.lam, args.scale):
+            print(f"tune: note: the target changes from lambda {record['target']['lambda']}, scale "
+                  f"{record['target']['scale']} to {args.lam}, {args.scale}", file=sys.stderr)
+    hidden = start.hidden if start is not None else (args.hidden or 32)
+    lr = args.lr if args.lr is not None else (RESUME_LR if start is not None else FRESH_LR)
+    if not 0 < args.held_out < 1:
+        return fail("--held-out is a share between 0 and 1")
+
+    # Each file: its first `count` records, of which the last share is held out.
+    runs: list[dict[str, Any]] = []
+    parts: list[tuple[Any, list[Any], int]] = []
+    held_parts: list[int] = []
+    uses: list[dict[str, Any]] = []
+    seen = set(rec.used_seeds(record)) if record is not None else set()
+    stockfish = None
+    for path in args.data:
+        try:
+            count = count_labels(path)
+            state = json.loads(Path(path + ".json").read_text()) if Path(path + ".json").is_file() else {}
+            count = min(count, int(state.get("positions", count)))  # a record being written is not complete
+            if args.limit is not None:
+                count = min(count, args.limit)
+            if count < 2:
+                return fail(f"{path} holds {count} records")
+            if args.spectral:  # a measurement: no net, so no record, and any label file will do
+                run = {"seed": -1 - len(runs), "records": count}
+            else:
+                if stockfish is None and not isinstance(state.get("stockfish"), str):
+                    stockfish = stockfish_name()
+                run = rec.label_run(path, count, stockfish=stockfish)
+        except (OSError, ValueError) as err:
+            return fail(f"{path}: {err}")
+        if any(run["seed"] == other["seed"] for other in runs):
+            return fail(f"two label files of seed {run['seed']}")
+        if run["seed"] in seen and not args.replay:
+            return fail(f"{path}: seed {run['seed']} is used in {args.resume}'s record already (pass --replay to "
+                        f"train on it again)")
+        held = max(1, int(count * args.held_out))
+        run["fitted"] = count - held
+        runs.append(run)
+        try:
+            arrays = load_arrays(path, count)
+        except ValueError as err:
+            return fail(str(err))
+        extra = []
+        if args.residual:
+            extra.append(classical_scores(path, count))
+        if args.spectral:
+            extra.append(spectral_inputs(path, count))
+        parts.append((arrays, extra, count - held))
+        uses.append({"seed": run["seed"], "file": str(path), "records": [0, count], "fitted": count - held,
+                     "held_out": [count - held, count]})
+        held_parts.append(held)
+
+    # The fitted records of every file, then the held-out ones of every file.
+    data = concatenate([take(arrays, slice(0, cut)) for arrays, _, cut in parts]
+                       + [take(arrays, slice(cut, None)) for arrays, _, cut in parts])
+    extras = [np.concatenate([extra[i][:cut] for _, extra, cut in parts] + [extra[i][cut:] for _, extra, cut in parts])
+              for i in range(len(parts[0][1]))]
+    base = extras.pop(0) if args.residual else None
+    dense = extras.pop(0) if args.spectral else None
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    data = load_arrays(args.data, args.limit)
-    base = classical_scores(args.data, args.limit) if args.residual else None
-    dense = spectral_inputs(args.data, args.limit) if args.spectral else None
-    settings = TrainSettings(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr, lam=args.lam,
-                             scale=args.scale, seed=args.seed, residual=args.residual)
-    model, summary = train(data, settings, base=base, dense=dense,
-                           log=lambda line: print(line, file=sys.stderr, flush=True))
-    summary["data"] = str(args.data)
+    settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
+                             scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
+                             max_seconds=60 * args.max_minutes)
+    try:
+        model, summary = train(data, settings, base=base, dense=dense, held=sum(held_parts), start=start,
+                               log=lambda line: print(line, file=sys.stderr, flush=True))
+    except ValueError as err:
+        return fail(str(err))
+    summary["data"] = [str(path) for path in args.data]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if dense is not None:
@@ -276,12 +427,66 @@ def _train_net(args: argparse.Namespace) -> int:
               f"features as extra inputs; no network file (the engine reads piece-square inputs only), the training "
               f"summary in {out.with_suffix('.json')}")
         return 0
-    blob = quantise(model, residual=args.residual, meta={k: v for k, v in summary.items() if k != "history"})
+
+    # The engine's own figures on the held-out positions: the classical evaluation's
+    # loss and the quantised net's, with the cost of each per evaluation.
+    blob = quantise(model, residual=args.residual)
+    probe = out.with_name(out.name + ".probe")
+    probe.write_bytes(blob)
+    try:
+        checks = [check_evaluations(path, [str(probe)], held_out=args.held_out, lam=args.lam, scale=args.scale,
+                                    limit=use["records"][1]) for path, use in zip(args.data, uses, strict=True)]
+    finally:
+        probe.unlink()
+    total_held = sum(held_parts)
+
+    def mean(index: int, field: str) -> float:
+        pairs = zip(checks, held_parts, strict=True)
+        return float(sum(getattr(found[index], field) * held for found, held in pairs) / total_held)
+
+    training = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "start": None if start is None else {"file": str(args.resume),
+                                             "sha256": hashlib.sha256(Path(args.resume).read_bytes()).hexdigest(),
+                                             "trainings": len(record["trainings"]) if record else 0},
+        "data": uses,
+        "replay": ("the label runs " + ", ".join(str(run["seed"]) for run in runs if run["seed"] in seen)
+                   + " again (--replay)") if args.replay and any(run["seed"] in seen for run in runs)
+                  else "none (only new label runs)",
+        "epochs": args.epochs,
+        "epochs_run": summary["epochs_run"],
+        "best_epoch": summary["best_epoch"],
+        "batch": args.batch,
+        "optimiser": {"name": "Adam", "lr": lr, "betas": list(ADAM_BETAS), "eps": ADAM_EPS, "weight_decay": 0.0,
+                      "state": "fresh at the start of each training run (Adam's moments are not kept)"},
+        "schedule": {"name": "cosine annealing per step", "from": lr, "to": lr / LR_FLOOR, "steps": summary["steps"]},
+        "weight_limits": {"first_layer": WEIGHT_LIMIT, "first_bias": BIAS_LIMIT},
+        "seed": args.seed,
+        "held_out_loss": {"start": summary["held_out_loss_start"], "best": summary["held_out_loss"],
+                          "engine": mean(2, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss")},
+        "microseconds_per_evaluation": {"engine": mean(2, "microseconds"), "classical": mean(1, "microseconds"),
+                                        "note": "pure Python, in process, cold caches, this machine"},
+        "history": [{"epoch": epoch, "train": fit_loss, "held_out": held_loss, "seconds": seconds}
+                    for epoch, fit_loss, held_loss, seconds in summary["history"]],
+        "seconds": summary["seconds"],
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "commit": rec.git_commit(),
+        "command": shlex.join(["tune.py", *argv]),
+    }
+    if record is None:
+        record = rec.new_record(hidden=hidden, residual=args.residual, lam=args.lam, scale=args.scale,
+                                held_out=args.held_out)
+    record = rec.add_training(record, runs, training)
+    blob = quantise(model, residual=args.residual, meta=record)
     decode_network(blob)  # the engine must be able to read what was written
     out.write_bytes(blob)
-    out.with_suffix(".json").write_text(json.dumps(summary, indent=2))
-    print(f"held-out loss {summary['held_out_loss']:.6f} (epoch {summary['best_epoch']}); "
-          f"{len(blob):,} bytes written to {out}, the training summary to {out.with_suffix('.json')}")
+    out.with_suffix(".json").write_text(rec.dumps(record))
+    loss = training["held_out_loss"]
+    print(f"held-out loss {loss['start']:.6f} at the start, {loss['best']:.6f} at epoch {summary['best_epoch']} "
+          f"(the engine's quantised net {loss['engine']:.6f}, the classical evaluation {loss['classical']:.6f}, on "
+          f"{total_held} held-out positions); {len(blob):,} bytes written to {out}, its training record also to "
+          f"{out.with_suffix('.json')}")
     return 0
 
 

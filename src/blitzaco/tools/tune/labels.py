@@ -16,7 +16,9 @@ rules, or are adjudicated when both sides' scores stay past :data:`RESIGN_CP` fo
 
 Seeded and resumable: game *i* uses its own random generator (seed and *i*), the
 games are written in their order, and a run that is stopped goes on from the last
-game written (``OUT.json`` says where). Stockfish runs with one thread and a table
+game written (``OUT.json`` says where; it also names the seed, the nodes per move,
+Stockfish's ``id name`` and the run's start date, which a network's training record
+copies). Stockfish runs with one thread and a table
 cleared for every game, so the same seed gives the same file.
 
 The file format (version 1), little-endian: an 8-byte magic ``BACOLBL1``, then
@@ -52,7 +54,7 @@ from blitzaco.tools.tune.positions import is_quiet, tuning_openings
 
 __all__ = [
     "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",
-    "TARGET_LAM", "TARGET_SCALE", "target",
+    "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name",
 ]
 
 MAGIC = b"BACOLBL1"
@@ -87,6 +89,22 @@ def find_stockfish() -> str | None:
     if found is None and Path("/usr/games/stockfish").is_file():
         found = "/usr/games/stockfish"
     return found
+
+
+def stockfish_name(binary: str | None = None) -> str | None:
+    """The ``id name`` of the Stockfish *binary* (default: :func:`find_stockfish`'s),
+    or None when there is none or it does not start."""
+    binary = binary or find_stockfish()
+    if binary is None:
+        return None
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(binary)
+    except (OSError, chess.engine.EngineError):
+        return None
+    try:
+        return str(engine.id.get("name", "")) or None
+    finally:
+        engine.quit()
 
 
 def encode(board: chess.Board, score: int, result: float) -> bytes:
@@ -223,11 +241,14 @@ def generate(
         raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
     out = Path(out)
     state_path = out.with_name(out.name + ".json")
-    state = {"seed": seed, "nodes": nodes, "games": 0, "positions": 0}
+    state: dict[str, Any] = {"seed": seed, "nodes": nodes, "games": 0, "positions": 0,
+                             "stockfish": stockfish_name(stockfish) or stockfish,
+                             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if out.exists() and state_path.exists():
         saved = json.loads(state_path.read_text())
         if (saved["seed"], saved["nodes"]) != (seed, nodes):
             raise ValueError(f"{out} was made with seed {saved['seed']} and {saved['nodes']} nodes")
+        saved.setdefault("stockfish", state["stockfish"])  # an older run's file may lack it (and its start date)
         state = saved
         with open(out, "r+b") as handle:  # drop a record cut short by a crash
             handle.truncate(len(MAGIC) + state["positions"] * RECORD_BYTES)

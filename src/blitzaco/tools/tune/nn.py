@@ -10,7 +10,14 @@ The loss is Stockfish's own trainer's: the mean squared difference, in win
 probability, between ``sigmoid(100 * output / scale)`` and a blend of
 ``sigmoid(stockfish_cp / scale)`` (weight ``lam``) and the game's result for the side
 to move. With ``residual`` the classical evaluation is added to the output before
-the sigmoid, so the network learns what the classical evaluation misses.
+the sigmoid, so the network learns what the classical evaluation misses; without it
+the network replaces the classical evaluation (``assets/net.bin``).
+
+Training can start from a net (``start``, ``train-net --resume``): its quantised
+weights, divided by their scales, are the model's first weights (so zero epochs give
+back the same file weights bit for bit), Adam's moments start afresh, and the
+learning rate is the caller's (``train-net`` defaults to :data:`RESUME_LR` then).
+:mod:`blitzaco.tools.tune.record` keeps what every training run did.
 
 The first layer's weights are kept within :data:`blitzaco.nnue.WEIGHT_LIMIT` after
 every step, so that the engine's 16-bit lanes cannot overflow; the last records of
@@ -31,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 import numpy as np
 
-from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, encode_network, feature
+from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
 from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES, TARGET_LAM, TARGET_SCALE, target
 
 if TYPE_CHECKING:
@@ -39,8 +46,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
-    "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs",
+    "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
+    "FRESH_LR", "RESUME_LR", "LR_FLOOR",
 ]
+
+#: Adam's learning rate for a net trained from random weights, and for one resumed
+#: from a trained net (lower, so that new data refines what the net knows rather than
+#: overwriting it: the data it learned from is gone, nothing can be replayed). The
+#: cosine schedule ends at the rate divided by LR_FLOOR.
+FRESH_LR = 2e-3
+RESUME_LR = 5e-4
+LR_FLOOR = 20
 
 #: Index of the zero row that pads a position's feature list to 32 entries.
 PAD = INPUTS
@@ -64,15 +80,29 @@ class LabelArrays:
         return len(self.score)
 
 
-def load_arrays(path: str | Path, limit: int | None = None) -> LabelArrays:
-    """The records of the label file at *path* (the first *limit*), as arrays."""
+def take(data: LabelArrays, index: slice | np.ndarray) -> LabelArrays:
+    """The positions *index* of *data*."""
+    return LabelArrays(data.stm[index], data.other[index], data.score[index], data.result[index], data.white[index])
+
+
+def concatenate(parts: list[LabelArrays]) -> LabelArrays:
+    """The positions of *parts*, one after the other."""
+    return LabelArrays(*(np.concatenate([getattr(part, name) for part in parts])
+                         for name in ("stm", "other", "score", "result", "white")))
+
+
+def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> LabelArrays:
+    """The records of the label file at *path* (the first *limit*; from record
+    *start*), as arrays. A record cut short at the end (a run stopped while writing)
+    is not read."""
     data = Path(path).read_bytes()
     if data[: len(MAGIC)] != MAGIC:
         raise ValueError(f"{path} is not a label file")
-    count = (len(data) - len(MAGIC)) // RECORD_BYTES
+    count = (len(data) - len(MAGIC)) // RECORD_BYTES - start
     if limit is not None:
         count = min(count, limit)
-    records = np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC))
+    count = max(count, 0)
+    records = np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC) + start * RECORD_BYTES)
     packed = records["squares"]
     codes = np.empty((count, 64), dtype=np.int64)
     codes[:, 0::2] = packed & 15
@@ -113,12 +143,19 @@ class TrainSettings:
     hidden: int = 32
     epochs: int = 20
     batch: int = 16384
-    lr: float = 2e-3
+    lr: float = FRESH_LR
     lam: float = TARGET_LAM  # weight of Stockfish's score against the result in the target
     scale: float = TARGET_SCALE  # centipawns per unit of the sigmoid's argument
     held_out: float = 0.02
     seed: int = 1
     residual: bool = False
+    #: Stop after the epoch that ends past this many seconds of training (0: never).
+    max_seconds: float = 0.0
+
+
+#: Adam's settings other than the learning rate (torch's defaults), for the record.
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
 
 
 def _model(hidden: int, extra: int = 0) -> Any:
@@ -188,19 +225,44 @@ def spectral_inputs(path: str | Path, limit: int | None = None) -> np.ndarray:
     return np.asarray(rows, dtype=np.float32)
 
 
+def start_weights(model: Any, start: NetworkWeights) -> None:
+    """Set *model*'s weights to the quantised net *start*'s, each divided by its scale."""
+    import torch
+
+    hidden = start.hidden
+    if start.qa != QA or start.qb != QB:
+        raise ValueError(f"the start net's scales are QA {start.qa}, QB {start.qb}; the trainer's {QA}, {QB}")
+    if model.ft.weight.shape[1] != hidden or model.extra is not None:
+        raise ValueError(f"the start net has {hidden} hidden neurons")
+    with torch.no_grad():
+        w1 = torch.tensor(start.w1, dtype=torch.float64).reshape(INPUTS, hidden) / QA
+        model.ft.weight[:INPUTS] = w1.float()
+        model.ft.weight[INPUTS].zero_()
+        model.b1[:] = (torch.tensor(start.b1, dtype=torch.float64) / QA).float()
+        model.out.weight[0] = (torch.tensor(start.w2, dtype=torch.float64) / QB).float()
+        model.out.bias[0] = start.b2 / (QA * QB)
+
+
 def train(
     data: LabelArrays, settings: TrainSettings, *, base: np.ndarray | None = None,
-    dense: np.ndarray | None = None, log: Any = print,
+    dense: np.ndarray | None = None, log: Any = print, held: int | None = None,
+    start: NetworkWeights | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Train a network on *data*; *base* is the classical score (side to move,
     centipawns) for residual training, *dense* extra inputs per position (side to
-    move's half first; standardised on the fitted positions here). Returns the model
-    of the best held-out epoch and a summary."""
+    move's half first; standardised on the fitted positions here). The last *held*
+    positions (default: the last ``settings.held_out`` share) are held out to choose
+    the epoch. *start* is a net to start from (its hidden size must be
+    ``settings.hidden``), else the weights are random. Returns the model of the best
+    held-out epoch (epoch 0: the start) and a summary."""
     import torch
 
     torch.manual_seed(settings.seed)
     n = len(data)
-    held = max(1, int(n * settings.held_out)) if n > 1 else 0
+    if held is None:
+        held = max(1, int(n * settings.held_out)) if n > 1 else 0
+    if not 0 <= held <= n:
+        raise ValueError(f"{held} held-out positions of {n}")
     fit = n - held
     stm = torch.from_numpy(data.stm)
     other = torch.from_numpy(data.other)
@@ -213,9 +275,11 @@ def train(
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32))
     model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2)
-    optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr)
+    if start is not None:
+        start_weights(model, start)
+    optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
     steps = settings.epochs * math.ceil(fit / settings.batch)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps), eta_min=settings.lr / 20)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps), eta_min=settings.lr / LR_FLOOR)
     k = 100.0 / settings.scale
 
     def loss_of(index: torch.Tensor) -> torch.Tensor:
@@ -230,10 +294,14 @@ def train(
             return float(sum(loss_of(chunk) * len(chunk) for chunk in index.split(65536)) / held)
 
     best = (held_out_loss(), {key: value.clone() for key, value in model.state_dict().items()}, 0)
+    first_loss = best[0]
     log(f"{fit} positions to fit, {held} held out; hidden {settings.hidden}; held-out loss {best[0]:.6f} at start")
     started = time.perf_counter()
     history = []
     for epoch in range(1, settings.epochs + 1):
+        if settings.max_seconds and time.perf_counter() - started > settings.max_seconds:
+            log(f"stopped after epoch {epoch - 1}: the {settings.max_seconds:.0f} s allowed are spent")
+            break
         order = torch.randperm(fit)
         total = 0.0
         for index in order.split(settings.batch):
@@ -245,7 +313,7 @@ def train(
             model.clip()
             total += loss.item() * len(index)
         check = held_out_loss()
-        history.append((epoch, total / fit, check))
+        history.append((epoch, total / fit, check, round(time.perf_counter() - started, 1)))
         log(f"epoch {epoch}: train {total / fit:.6f}, held out {check:.6f} ({time.perf_counter() - started:.0f} s)")
         if not check >= best[0]:
             best = (check, {key: value.clone() for key, value in model.state_dict().items()}, epoch)
@@ -255,8 +323,11 @@ def train(
         "held_out": held,
         "hidden": settings.hidden,
         "epochs": settings.epochs,
+        "epochs_run": len(history),
         "best_epoch": best[2],
         "held_out_loss": best[0],
+        "held_out_loss_start": first_loss,
+        "steps": steps,
         "lambda": settings.lam,
         "scale": settings.scale,
         "residual": settings.residual,

@@ -1,0 +1,259 @@
+"""The network's training record (issue 40): the record inside the net file, training
+resumed from a net, the label command's refusal of used seeds, and the shipped
+replacing net ``assets/net.bin``."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from blitzaco.nnue import INPUTS, QA, WEIGHT_LIMIT, NetworkError, decode_weights, encode_network, load_network
+from blitzaco.tools.tune import cli
+from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
+from blitzaco.tools.tune.record import (
+    PRIOR_SEEDS,
+    RECORD_VERSION,
+    RecordError,
+    add_training,
+    dumps,
+    new_record,
+    read_record,
+    used_seeds,
+    validate,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "tests" / "data" / "labels_sample.bin"
+
+
+def _record(seed: int = 77) -> dict:
+    record = new_record(hidden=4, residual=False, lam=0.75, scale=361.0, held_out=0.02)
+    run = {"seed": seed, "nodes": 5000, "stockfish": "Stockfish 15.1", "date": "2026-11-26", "records": 600,
+           "fitted": 588, "sha256": "0" * 64}
+    training = {"date": "2026-11-26T00:00:00Z", "start": None, "epochs": 1, "history": [
+        {"epoch": 1, "train": 0.05, "held_out": 0.04, "seconds": 1.0}]}
+    return add_training(record, [run], training)
+
+
+def _net(meta: dict, hidden: int = 4, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    limit = int(WEIGHT_LIMIT * QA)
+    w1 = [rng.randint(-limit, limit) for _ in range(INPUTS * hidden)]
+    b1 = [rng.randint(-QA, QA) for _ in range(hidden)]
+    w2 = [rng.randint(-3000, 3000) for _ in range(2 * hidden)]
+    return encode_network(w1, b1, w2, 1234, hidden=hidden, meta=meta)
+
+
+def _label_copy(folder: Path, seed: int, extra: bytes = b"") -> Path:
+    """The test sample as the output of a label run of *seed* (with its state file)."""
+    path = folder / f"labels_s{seed}.bin"
+    path.write_bytes(SAMPLE.read_bytes() + extra)
+    state = {"seed": seed, "nodes": 300, "games": 9, "positions": 600, "stockfish": "Stockfish 15.1",
+             "started": "2026-11-26T01:51:00Z"}
+    path.with_name(path.name + ".json").write_text(json.dumps(state))
+    return path
+
+
+def test_the_record_round_trips_through_the_net_file(tmp_path: Path) -> None:
+    record = _record()
+    assert record["record"] == RECORD_VERSION and record["positions"] == 588
+    path = tmp_path / "net.bin"
+    path.write_bytes(_net(record))
+    assert read_record(path) == record
+    assert json.loads(dumps(record)) == record
+    assert used_seeds(record) == sorted({77, *(item["seed"] for item in PRIOR_SEEDS)})
+    # A second training on a later label run: appended, the old entries kept.
+    later = add_training(record, [{"seed": 78, "records": 100, "fitted": 98}], {"start": {"file": "net.bin"}})
+    assert [run["seed"] for run in later["label_runs"]] == [77, 78] and len(later["trainings"]) == 2
+    assert later["positions"] == 588 + 98 and record["positions"] == 588  # the old record is untouched
+
+
+def test_a_record_of_another_version_or_malformed_is_refused(tmp_path: Path) -> None:
+    record = _record()
+    with pytest.raises(RecordError, match="version 2"):
+        validate({**record, "record": 2})
+    with pytest.raises(RecordError, match="without trainings"):
+        validate({key: value for key, value in record.items() if key != "trainings"})
+    with pytest.raises(RecordError, match="listed twice"):
+        validate({**record, "label_runs": record["label_runs"] * 2})
+    path = tmp_path / "old.bin"
+    path.write_bytes(_net({"positions": 5}))  # a net from before the record (as assets/nn.bin)
+    with pytest.raises(RecordError, match="no training record"):
+        read_record(path)
+    damaged = bytearray(_net(record))
+    damaged[-20] ^= 4  # inside the record: the CRC refuses it
+    path.write_bytes(bytes(damaged))
+    with pytest.raises(NetworkError, match="checksum"):
+        read_record(path)
+    with pytest.raises(NetworkError, match="cannot read"):
+        read_record(tmp_path / "missing.bin")
+
+
+def test_a_partial_last_record_is_not_read(tmp_path: Path) -> None:
+    from blitzaco.tools.tune.nn import load_arrays
+
+    path = _label_copy(tmp_path, 5, extra=b"\x01" * (RECORD_BYTES - 3))
+    assert (path.stat().st_size - len(MAGIC)) % RECORD_BYTES
+    assert len(load_arrays(path)) == 600
+    assert len(load_arrays(path, start=590)) == 10
+
+
+def _train(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(["train-net", *argv])
+    return code, capsys.readouterr().err
+
+
+def test_train_net_records_its_data_and_resumes_from_the_given_weights(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A net trained from random weights carries its record (also written beside it);
+    resumed with zero epochs it gives back the same weights bit for bit, and its
+    record grows by one training that names the start net."""
+    pytest.importorskip("torch")
+    import hashlib
+
+    first = _label_copy(tmp_path, 101)
+    net = tmp_path / "net.bin"
+    code, err = _train(tmp_path, ["--data", str(first), "--hidden", "8", "--epochs", "2", "--batch", "64",
+                                  "--out", str(net)], capsys)
+    assert code == 0, err
+    record = read_record(net)
+    assert json.loads(net.with_suffix(".json").read_text()) == record
+    (run,) = record["label_runs"]
+    assert (run["seed"], run["nodes"], run["records"], run["fitted"]) == (101, 300, 600, 588)
+    assert run["stockfish"] == "Stockfish 15.1" and run["date"] == "2026-11-26T01:51:00Z"
+    assert run["sha256"] == hashlib.sha256(first.read_bytes()).hexdigest()
+    (training,) = record["trainings"]
+    assert training["start"] is None and training["data"][0]["held_out"] == [588, 600]
+    assert [row["epoch"] for row in training["history"]] == [1, 2]
+    assert training["optimiser"]["lr"] == 2e-3 and training["optimiser"]["name"] == "Adam"
+    loss = training["held_out_loss"]
+    assert loss["best"] <= loss["start"] and loss["classical"] > 0 and loss["engine"] > 0
+    assert record["net"]["hidden"] == 8 and not record["net"]["residual"] and record["positions"] == 588
+
+    # Resumed on the same data without --replay: refused (the seed is in the record).
+    again = tmp_path / "again.bin"
+    code, err = _train(tmp_path, ["--resume", str(net), "--data", str(first), "--epochs", "0", "--out",
+                                  str(again)], capsys)
+    assert code == 2 and "seed 101" in err and not again.exists()
+    # With --replay and zero epochs: the same weights, bit for bit.
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(first), "--epochs", "0",
+                                  "--out", str(again)], capsys)
+    assert code == 0, err
+    before, after = decode_weights(net.read_bytes()), decode_weights(again.read_bytes())
+    assert (after.w1, after.b1, after.w2, after.b2, after.hidden) == (before.w1, before.b1, before.w2, before.b2, 8)
+    grown = after.meta
+    assert len(grown["trainings"]) == 2 and grown["trainings"][0] == record["trainings"][0]
+    assert grown["trainings"][1]["start"]["sha256"] == hashlib.sha256(net.read_bytes()).hexdigest()
+    assert grown["trainings"][1]["optimiser"]["lr"] == 5e-4  # the resume default
+    assert "101 again" in grown["trainings"][1]["replay"]
+
+    # Resumed on a new label run: trained from the start weights (its held-out loss at
+    # the start is the start net's), the new run appended.
+    second = _label_copy(tmp_path, 102)
+    third = tmp_path / "third.bin"
+    code, err = _train(tmp_path, ["--resume", str(again), "--data", str(second), "--epochs", "1", "--batch", "64",
+                                  "--out", str(third)], capsys)
+    assert code == 0, err
+    grown = read_record(third)
+    assert [run["seed"] for run in grown["label_runs"]] == [101, 102] and grown["positions"] == 2 * 588
+    # The same positions (a copy of the sample): the start net's loss on them, not a random net's.
+    assert grown["trainings"][2]["held_out_loss"]["start"] == pytest.approx(
+        grown["trainings"][1]["held_out_loss"]["start"], rel=1e-5)
+
+
+def test_train_net_refuses_a_start_net_it_cannot_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    data = _label_copy(tmp_path, 103)
+    out = tmp_path / "out.bin"
+    damaged = tmp_path / "damaged.bin"
+    blob = bytearray(_net(_record(), hidden=8))
+    blob[200] ^= 1
+    damaged.write_bytes(bytes(blob))
+    old = tmp_path / "old.bin"
+    old.write_bytes(_net({"positions": 5}))
+    for start, reason in ((damaged, "checksum"), (tmp_path / "missing.bin", "cannot read"),
+                          (old, "no training record")):
+        code, err = _train(tmp_path, ["--resume", str(start), "--data", str(data), "--epochs", "0", "--out",
+                                      str(out)], capsys)
+        assert code == 2 and reason in err, err
+    good = tmp_path / "good.bin"
+    good.write_bytes(_net(_record() | {"net": {**_record()["net"], "hidden": 8}}, hidden=8))
+    code, err = _train(tmp_path, ["--resume", str(good), "--hidden", "16", "--data", str(data), "--out", str(out)],
+                       capsys)
+    assert code == 2 and "8 hidden" in err
+    unknown = tmp_path / "unknown.bin"  # a label file whose run (seed) is unknown cannot enter a record
+    shutil.copy(SAMPLE, unknown)
+    code, err = _train(tmp_path, ["--data", str(unknown), "--epochs", "0", "--out", str(out)], capsys)
+    assert code == 2 and "seed and nodes are unknown" in err
+    assert not out.exists()
+
+
+def test_label_refuses_a_seed_the_record_lists(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tune.py label`` prints the used seeds and refuses one of them (no Stockfish
+    is started) unless --force; a new seed goes on to label."""
+    import blitzaco.tools.tune.labels as labels
+
+    started: list[int] = []
+
+    def fake_generate(out: str, positions: int, *, seed: int, **_: object) -> dict[str, float]:
+        started.append(seed)
+        return {"positions": 0, "games": 0, "seconds": 1, "per_hour": 0, "total": 0}
+
+    monkeypatch.setattr(labels, "generate", fake_generate)
+    net = tmp_path / "net.bin"
+    net.write_bytes(_net(_record(seed=77)))
+    base = ["label", "--record", str(net), "--positions", "10", "--out", str(tmp_path / "l.bin")]
+    for seed in (77, 1, 11):
+        assert cli.main([*base, "--seed", str(seed)]) == 2
+        err = capsys.readouterr().err
+        assert "seeds already used" in err and "1, 11, 77" in err and f"seed {seed} was used" in err
+    assert started == []
+    assert cli.main([*base, "--seed", "77", "--force"]) == 0
+    assert "WARNING" in capsys.readouterr().err
+    assert cli.main([*base, "--seed", "78"]) == 0
+    assert started == [77, 78]
+    # A record that cannot be read stops the run rather than letting any seed through.
+    (tmp_path / "bad.bin").write_bytes(b"junk")
+    assert cli.main(["label", "--record", str(tmp_path / "bad.bin"), "--seed", "99", "--out", "x.bin"]) == 2
+    assert started == [77, 78]
+
+
+def test_the_label_state_file_names_stockfish_and_the_start(tmp_path: Path) -> None:
+    from blitzaco.tools.tune.labels import find_stockfish, generate
+
+    if find_stockfish() is None:
+        pytest.skip("Stockfish labels the positions")
+    out = tmp_path / "l.bin"
+    generate(out, 3, seed=3, nodes=200, workers=1, progress=False)
+    state = json.loads(out.with_name("l.bin.json").read_text())
+    assert state["stockfish"].startswith("Stockfish") and state["started"].startswith("20")
+    assert (state["seed"], state["nodes"]) == (3, 200)
+
+
+def test_the_shipped_replacing_net_carries_its_record_and_is_off() -> None:
+    """``assets/net.bin``: a replacing net of at least 64 neurons a side, its record
+    inside it (and the same beside it in ``assets/net.json``), off by default."""
+    from blitzaco.bundled import bundled_file
+    from blitzaco.config import Config
+
+    path = bundled_file("net.bin")
+    if path is None:
+        pytest.skip("no replacing net shipped yet")
+    net = load_network(path)
+    assert not net.residual and net.hidden >= 64
+    record = read_record(path)
+    assert record["net"]["hidden"] == net.hidden and record["trainings"]
+    assert 2 in [run["seed"] for run in record["label_runs"]]
+    assert record["positions"] == net.meta["positions"] > 100_000
+    sidecar = ROOT / "assets" / "net.json"
+    assert json.loads(sidecar.read_text()) == record
+    assert Config().eval.nn.file == "" and not Config().eval.nn.enabled  # the default file is nn.bin, and off
+    damaged = bytearray(path.read_bytes())
+    damaged[len(damaged) // 2] ^= 1
+    with pytest.raises(NetworkError, match="checksum"):
+        decode_weights(bytes(damaged))
