@@ -39,9 +39,9 @@ def test_importing_the_engine_loads_no_tool() -> None:
 
 def test_the_check_would_see_a_tool() -> None:
     """The check above can fail: importing a tool shows up in the same listing."""
-    code = "import sys, blitzaco.uci, blitzaco.tools.perft\nprint('\\n'.join(sorted(sys.modules)))\n"
+    code = "import sys, blitzaco.uci, blitzaco.tools.bench\nprint('\\n'.join(sorted(sys.modules)))\n"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert "blitzaco.tools.perft" in loaded
+    assert "blitzaco.tools.bench" in loaded
 
 
 def test_start_up_does_not_load_traceback_until_a_bug_is_reported(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import pytest
 from uci_driver import DATA, ENGINE_COMMAND
 
 from blitzaco import board as core
-from blitzaco.tools.perft import divide, perft
+from blitzaco.perft import divide, perft
 
 #: Leaf counts up to this size run by default; deeper ones are marked slow.
 FAST_NODES = 120_000

@@ -435,3 +435,54 @@ def test_book_and_debug_log_files_must_be_regular(uci: UciProcess, tmp_path: Pat
     uci.send("position startpos")
     uci.send("go depth 1")  # the bundled book was closed, a search answers
     assert chess.Move.from_uci(uci.read_until("bestmove")[-1].split()[1]) in chess.Board().legal_moves
+
+
+def test_a_book_move_comes_with_a_scored_info_line(uci: UciProcess, tmp_path: Path) -> None:
+    """A match runner takes the score of a move from its last info line: a book move
+    has one too (a one-ply search of that move alone), its pv the book move, and the
+    book's own words in an info string."""
+    book = tmp_path / "tiny.bin"
+    _write_book(book, [(chess.Board(), "d2d4", 7)])
+    uci.send(f"setoption name BookFile value {book}")
+    uci.send("setoption name OwnBook value true")
+    uci.send("setoption name UCI_ShowWDL value true")
+    uci.send("position startpos")
+    uci.send("go wtime 1000 btime 1000")
+    lines = uci.read_until("bestmove")
+    assert lines[-1] == "bestmove d2d4"
+    assert any(line.startswith("info string book move d2d4") for line in lines)
+    scored = [line for line in lines if line.startswith("info depth") and " score " in line]
+    assert scored and scored[-1].endswith(" pv d2d4"), lines
+    assert " wdl " in scored[-1]
+
+
+def test_go_perft_answers_as_stockfish(uci: UciProcess) -> None:
+    """go perft N (Stockfish's command): each root move with its leaf count, a blank
+    line, Nodes searched: N, a blank line, and no bestmove; isready is answered
+    meanwhile, and stop ends a long count without a total."""
+    uci.send("position startpos moves e2e4")
+    uci.send("go perft 2")
+    lines = uci.read_until(lambda line: line.startswith("Nodes searched"))
+    lines.append(uci.read_line())
+    board = chess.Board()
+    board.push_uci("e2e4")
+    counts = dict(line.split(": ") for line in lines[:-3])
+    assert set(counts) == {move.uci() for move in board.legal_moves}
+    for move in board.legal_moves:
+        board.push(move)
+        assert int(counts[move.uci()]) == board.legal_moves.count(), move
+        board.pop()
+    assert lines[-3:] == ["", "Nodes searched: 600", ""]
+    uci.send("go perft 0")  # outside the range: refused, and then a search as Stockfish does
+    assert "go perft 0 is outside" in uci.read_until(lambda line: "perft" in line)[-1]
+    assert uci.read_until("bestmove")[-1].startswith("bestmove ")
+    uci.send("go perft 9")  # hours in Python
+    uci.isready()
+    uci.send("stop")
+    uci.isready()
+    uci.send("go perft 1 wtime 100")  # perft wins over the clock, as in Stockfish
+    lines = uci.read_until(lambda line: line.startswith("Nodes searched"))
+    assert lines[-1] == "Nodes searched: 20"
+    uci.isready()
+    assert not any(line.startswith("bestmove") for line in uci.drain(0.5))
+    assert sum(line.startswith("Nodes searched") for line in uci.seen) == 2

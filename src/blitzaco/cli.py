@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if board is None:
         return 2
     if args.command == "perft":
-        from blitzaco.tools.perft import divide
+        from blitzaco.perft import divide
 
         if args.depth < 1:
             print("blitzaco: perft depth must be at least 1", file=sys.stderr)

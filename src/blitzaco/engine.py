@@ -356,6 +356,34 @@ class Engine:
         )
         self._thread.start()
 
+    def perft(
+        self,
+        board: chess.Board,
+        depth: int,
+        on_result: Callable[[list[tuple[chess.Move, int]] | None, str | None], None],
+    ) -> None:
+        """Count the leaves of *board*'s move tree *depth* plies deep, split by root
+        move (``go perft``), in the engine's search thread, and return at once.
+        *on_result* gets the counts, or None and why (:meth:`stop` ended the count
+        first, or it failed). One search or count at a time, as for :meth:`go`."""
+        self.wait()
+        control = SearchControl(Limits(), None)
+        self._control = control
+
+        def count() -> None:
+            from blitzaco.perft import PerftStopped, divide
+
+            try:
+                on_result(divide(board, depth, control.hard_expired), None)
+            except PerftStopped:
+                on_result(None, "perft stopped")
+            except Exception as err:
+                print_traceback()
+                on_result(None, f"error: perft failed: {err!r}")
+
+        self._thread = threading.Thread(target=count, name="perft", daemon=True)
+        self._thread.start()
+
     def stop(self) -> None:
         """End the running search now; its move is answered as usual."""
         control = self._control
@@ -440,7 +468,8 @@ class Engine:
                 report.message(problem)
             if book is not None:
                 report.message(f"book move {board.uci(book.move)} (weight {book.weight} of {book.total_weight})")
-                return ThinkResult(book.move, source="book")
+                line = self._score_book_move(board, book.move, control, report)
+                return ThinkResult(book.move, score=line.score, depth=line.depth, source="book")
 
         tb_root, problem = (None, None) if limits.searchmoves else self.probe.tablebase_root(board)
         if problem is not None:
@@ -476,8 +505,7 @@ class Engine:
         # A game move on the clock: what the time manager's refinements ([time] adaptive,
         # trim) are for; never analysis, mate searches or fixed limits.
         on_clock = budget_known and not analysing and limits.mate is None
-        show_wdl = self.options.show_wdl
-        pieces = material(board) if show_wdl else 0
+        pieces = material(board) if self.options.show_wdl else 0
         # With helpers, the node limit counts every process's nodes: the pool's poll
         # checks it, and the info lines report the sum.
         pool = self.pool
@@ -500,8 +528,7 @@ class Engine:
             if tb_score is not None and abs(line.score) < MATE_BOUND:
                 line = replace(line, score=tb_score)  # the tablebase knows better than the search
             tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
-            chances = wdl(line.score, pieces, self.config.wdl, mate_in(line.score)) if show_wdl else None
-            report.info(SearchInfo(line, nodes(), elapsed, self.tt.hashfull(), tbhits, chances))
+            report.info(SearchInfo(line, nodes(), elapsed, self.tt.hashfull(), tbhits, self._chances(line, pieces)))
 
         search = Search(
             pos,
@@ -593,6 +620,32 @@ class Engine:
             publish(line)
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_tt(board, pv[0])
         return ThinkResult(pv[0], ponder, score, depth, nodes(), "tablebase" if tb_root else "search")
+
+    def _chances(self, line: PvLine, pieces: int) -> tuple[int, int, int] | None:
+        """The win/draw/loss chances of *line*'s score with *pieces* on the board, when
+        UCI_ShowWDL asks for them."""
+        if not self.options.show_wdl:
+            return None
+        return wdl(line.score, pieces, self.config.wdl, mate_in(line.score))
+
+    def _score_book_move(
+        self, board: chess.Board, move: chess.Move, control: SearchControl, report: Reporter
+    ) -> PvLine:
+        """Report a book move as a search would, so that a match runner or a GUI has a
+        score to log and adjudicate with: a one-ply search of that move alone (its
+        quiescence search included; a few nodes), within the clock. Returns the line
+        reported."""
+        self.tt.new_search()
+        self.static.use_trails(self.config.pheromone.enabled)
+        search = Search(self.static.position(board), self.static, self.tt, self.config.search, control, [move])
+        for _ in search.iterate(1):
+            pass
+        pv, score, depth = search.best_line()
+        line = PvLine(1, depth, max(search.seldepth, depth), score, Bound.EXACT, pv)
+        elapsed = int(control.elapsed_ms())
+        pieces = material(board) if self.options.show_wdl else 0
+        report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), 0, self._chances(line, pieces)))
+        return line
 
     @property
     def pheromone_message(self) -> str | None:

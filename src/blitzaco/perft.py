@@ -1,4 +1,5 @@
-"""Move-generation check: count the leaf nodes of the legal move tree.
+"""Move-generation check: count the leaf nodes of the legal move tree (perft), for
+``blitzaco perft`` and the UCI command ``go perft N``.
 
 The tree is walked exactly as the search walks it: the search's own staged move
 generator (:func:`blitzaco.movepick.ordered_moves`, or the evasions in check), its
@@ -9,6 +10,8 @@ numbers is a bug the search would suffer from too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import chess
 
 from blitzaco.config import EvalConfig
@@ -17,7 +20,7 @@ from blitzaco.movepick import evasions, is_check, legality_masks, ordered_moves,
 from blitzaco.moves import decode_move
 from blitzaco.position import Position
 
-__all__ = ["perft", "divide"]
+__all__ = ["perft", "divide", "PerftStopped"]
 
 _BB_SQUARES = chess.BB_SQUARES
 _NO_KILLERS = (0, 0)
@@ -45,14 +48,24 @@ def _legal_codes(pos: Position) -> list[int]:
     return legal
 
 
-def _count(pos: Position, depth: int) -> int:
+class PerftStopped(Exception):
+    """The count was ended by its *stopped* callback."""
+
+
+def _never() -> bool:
+    return False
+
+
+def _count(pos: Position, depth: int, stopped: Callable[[], bool]) -> int:
     moves = _legal_codes(pos)
     if depth == 1:
         return len(moves)
+    if stopped():
+        raise PerftStopped
     total = 0
     for code in moves:
         pos.push(code)
-        total += _count(pos, depth - 1)
+        total += _count(pos, depth - 1, stopped)
         pos.pop()
     return total
 
@@ -65,16 +78,20 @@ def perft(board: chess.Board, depth: int) -> int:
     """Leaf nodes at *depth* plies (the last ply is counted, not played)."""
     if depth <= 0:
         return 1
-    return _count(_position(board), depth)
+    return _count(_position(board), depth, _never)
 
 
-def divide(board: chess.Board, depth: int) -> list[tuple[chess.Move, int]]:
-    """Perft split by root move, in the search's generation order."""
+def divide(
+    board: chess.Board, depth: int, stopped: Callable[[], bool] = _never
+) -> list[tuple[chess.Move, int]]:
+    """Perft split by root move, in the search's generation order. *stopped* is asked
+    at every node above the last ply; when it says true the count ends with
+    :class:`PerftStopped`."""
     depth = max(depth, 1)
     pos = _position(board)
     counts = []
     for code in _legal_codes(pos):
         pos.push(code)
-        counts.append((decode_move(code), _count(pos, depth - 1) if depth > 1 else 1))
+        counts.append((decode_move(code), _count(pos, depth - 1, stopped) if depth > 1 else 1))
         pos.pop()
     return counts  # type: ignore[return-value]

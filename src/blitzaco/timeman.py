@@ -52,6 +52,7 @@ class Limits:
     infinite: bool = False
     ponder: bool = False
     searchmoves: list[chess.Move] = field(default_factory=list)
+    perft: int | None = None  # go perft N: count the move tree instead of searching
 
     def has_clock(self) -> bool:
         """Whether a clock was given for either side."""

@@ -17,6 +17,8 @@ Robustness rules:
   (``joho debug on`` switches debug on);
 * every ``go`` ends in exactly one ``bestmove`` (``bestmove 0000`` when there is no
   legal move), after ``stop`` or ``ponderhit`` for ``go infinite`` / ``go ponder``;
+  ``go perft N`` (Stockfish's) prints the leaf count of each root move and
+  ``Nodes searched: N`` instead, in the search thread, and ``stop`` ends it;
 * EOF on stdin is ``quit``.
 """
 
@@ -94,6 +96,7 @@ _GO_INTEGERS = {
     "winc": (0, 10**12),
     "binc": (0, 10**12),
     "movestogo": (1, 10_000),
+    "perft": (1, 100),
 }
 _GO_KEYWORDS = set(_GO_INTEGERS) | {"infinite", "ponder", "searchmoves"}
 
@@ -516,6 +519,12 @@ class UciProtocol:
         # (repetitions); copying all of a long game's would cost time on the clock.
         board = self.board.copy(stack=repetition_window(self.board))
         answered = self._answered = threading.Event()
+        if limits.perft is not None:
+            # As Stockfish: the other limits are left aside, and no bestmove follows.
+            self.engine.perft(
+                board, limits.perft, lambda counts, problem: self._perft(board, counts, problem, answered)
+            )
+            return
         self.engine.go(
             board, limits, _Reporter(self, board), lambda result: self._answer(board, result, answered),
             start=self._received,
@@ -571,6 +580,20 @@ class UciProtocol:
                     text += f" ponder {after.uci(result.ponder)}"
         answered.set()
         self.send(text)
+
+    def _perft(self, board: chess.Board, counts: list[tuple[chess.Move, int]] | None, problem: str | None,
+               answered: threading.Event) -> None:
+        """Print a finished ``go perft`` as Stockfish does: ``e2e4: 20`` per root move,
+        a blank line, ``Nodes searched: N``, a blank line."""
+        if counts is None:
+            self.send(f"info string {problem}")
+        else:
+            for move, count in counts:
+                self.send(f"{board.uci(move)}: {count}")
+            self.send("")
+            self.send(f"Nodes searched: {sum(count for _, count in counts)}")
+            self.send("")
+        answered.set()
 
     def _stop_search(self) -> None:
         self.engine.stop()
