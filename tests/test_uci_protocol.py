@@ -69,8 +69,9 @@ def test_option_names_are_case_insensitive(uci: UciProcess) -> None:
 
 
 def test_bad_positions_keep_the_last_good_one(uci: UciProcess) -> None:
-    """A position that cannot be set up at all leaves the last good one (a bad move
-    list keeps its legal part instead: see the next test)."""
+    """A position that cannot be set up at all leaves the last good one in place (what
+    d shows; a go answers no move for it: see test_after_a_refused_position_go_answers_no_move;
+    a bad move list keeps its legal part instead: see the next test)."""
     uci.send("position startpos moves e2e4 e7e5")
     good = _fen(uci)
     bad = [
@@ -486,3 +487,44 @@ def test_go_perft_answers_as_stockfish(uci: UciProcess) -> None:
     uci.isready()
     assert not any(line.startswith("bestmove") for line in uci.drain(0.5))
     assert sum(line.startswith("Nodes searched") for line in uci.seen) == 2
+
+
+def test_a_fen_stockfish_plays_from_is_accepted_with_its_impossible_part_dropped(uci: UciProcess) -> None:
+    """An en passant square or a castling right the position cannot have is dropped,
+    with an info string, as Stockfish drops it; the go that follows answers for the
+    position the GUI sent, never for the one before."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos moves e2e4")
+    uci.send(f"position fen {chess.STARTING_BOARD_FEN} w KQkq e6 0 1")
+    uci.send("go depth 3")
+    lines = uci.read_until("bestmove")
+    assert any(line.startswith("info string") and "en passant square e6" in line for line in lines), lines
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves  # a White move
+    assert _fen(uci) == chess.STARTING_FEN
+    uci.send("position fen r3k3/8/8/8/8/8/8/4K2R w KQkq - 0 1")  # Stockfish keeps Kq
+    lines = uci.read_until(lambda line: "castling" in line)
+    assert "KQkq" in lines[-1] and "Kq" in lines[-1] and not _errors(lines), lines
+    assert _fen(uci) == "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1"
+
+
+def test_after_a_refused_position_go_answers_no_move(uci: UciProcess) -> None:
+    """A position that cannot be played is refused; a go after it answers bestmove
+    0000 with an error instead of a move of the last good position (which the GUI
+    no longer has on its board), until a position is accepted again."""
+    uci.send("setoption name OwnBook value false")
+    for bad in ("fen 4k3/8/8/8/8/8/8/P3K3 w - - 0 1", "fen 8/8/8/8/8/8/8/8 w - - 0 1", "sideways"):
+        uci.send("position startpos moves e2e4")
+        uci.send(f"position {bad}")
+        uci.send("go depth 3")
+        lines = uci.read_until("bestmove")
+        assert lines[-1] == "bestmove 0000", (bad, lines)
+        assert any(line.startswith("info string error") and "refused" in line for line in lines[-3:-1]), lines
+        uci.send("go perft 1")  # not counted either
+        assert uci.read_until(lambda line: line.startswith("info string error"))[-1]
+    uci.send("position startpos moves e2e4 e7e5")
+    uci.send("go depth 2")
+    best = uci.read_until("bestmove")[-1].split()[1]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    assert chess.Move.from_uci(best) in board.legal_moves

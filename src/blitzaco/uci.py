@@ -12,7 +12,13 @@ Robustness rules:
   a search runs (the search runs in the engine's thread, the main thread keeps reading);
 * bad input never kills the engine or changes its state: an unknown command, a bad
   FEN, an illegal move, a malformed number, an over-long or non-UTF-8 line each get
-  an ``info string error: ...`` and the last good position stays;
+  an ``info string error: ...``;
+* a FEN Stockfish plays from is accepted: an impossible en passant square or castling
+  right is dropped, with an ``info string``; a position that cannot be played at all
+  is refused, and until a position is accepted again a ``go`` answers
+  ``bestmove 0000`` with an error (the GUI's board is not the last good one: a move
+  of that one would be illegal there); ``d`` and ``eval`` still show the last good
+  position;
 * as the UCI specification asks, unknown tokens before a command are skipped
   (``joho debug on`` switches debug on);
 * every ``go`` ends in exactly one ``bestmove`` (``bestmove 0000`` when there is no
@@ -73,7 +79,6 @@ _UNPLAYABLE = (
     | chess.STATUS_TOO_MANY_KINGS
     | chess.STATUS_PAWNS_ON_BACKRANK
     | chess.STATUS_OPPOSITE_CHECK
-    | chess.STATUS_INVALID_EP_SQUARE
 )
 _STATUS_TEXT = {
     chess.STATUS_EMPTY: "the board is empty",
@@ -82,7 +87,6 @@ _STATUS_TEXT = {
     chess.STATUS_TOO_MANY_KINGS: "there are too many kings",
     chess.STATUS_PAWNS_ON_BACKRANK: "there are pawns on the first or last rank",
     chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
-    chess.STATUS_INVALID_EP_SQUARE: "the en passant square is impossible",
 }
 
 _GO_INTEGERS = {
@@ -214,6 +218,9 @@ class UciProtocol:
         self._origin: tuple[tuple[str, ...], bool] | None = None
         self._moves: list[str] = []
         self.position_given = False
+        # Why the last position command was refused (None: it was accepted): no move
+        # of the last good position is answered for the GUI's unknown one.
+        self._refused: str | None = None
         # When the line being handled was read: the clock of a go starts then.
         self._received = time.perf_counter()
         self.debug = False
@@ -450,6 +457,13 @@ class UciProtocol:
             self.send(f"info string {message}")
 
     def _cmd_position(self, args: list[str], rest: str) -> None:
+        try:
+            self._set_position(args, rest)
+        except _UciError as err:
+            self._refused = str(err)
+            raise
+
+    def _set_position(self, args: list[str], rest: str) -> None:
         if not args:
             raise _UciError("position needs startpos or fen")
         if "moves" in args:
@@ -462,7 +476,7 @@ class UciProtocol:
         elif len(setup) > 1 and setup[0] == "fen":
             fen = " ".join(setup[1:])
         else:
-            raise _UciError(f"position not understood: '{_clip(rest)}'; position unchanged")
+            raise _UciError(f"position not understood: '{_clip(rest)}'; position refused")
         origin = (tuple(setup), self.chess960)
         done = len(self._moves)
         if origin == self._origin and moves[:done] == self._moves:
@@ -490,20 +504,30 @@ class UciProtocol:
         self._origin = origin
         self._moves = moves
         self.position_given = True
-        if refused is not None:
-            raise _UciError(refused)
+        self._refused = None
+        if refused is not None:  # only a report: the legal part of the move list stands
+            self._error(refused)
 
     def _board_from_fen(self, fen: str) -> chess.Board:
         try:
             board = chess.Board(fen, chess960=True)
         except ValueError as err:
-            raise _UciError(f"bad FEN '{_clip(fen)}': {err}; position unchanged") from None
-        problems = board.status() & _UNPLAYABLE
+            raise _UciError(f"bad FEN '{_clip(fen)}': {err}; position refused") from None
+        status = board.status()
+        problems = status & _UNPLAYABLE
         if problems:
             reasons = ", ".join(text for flag, text in _STATUS_TEXT.items() if problems & flag)
-            raise _UciError(f"bad FEN '{_clip(fen)}': {reasons}; position unchanged")
+            raise _UciError(f"bad FEN '{_clip(fen)}': {reasons}; position refused")
+        # What Stockfish plays from is played from: the impossible part is dropped.
+        if status & chess.STATUS_INVALID_EP_SQUARE and board.ep_square is not None:
+            self.send(f"info string en passant square {chess.square_name(board.ep_square)} is impossible; dropped")
+            board.ep_square = None
+        cleaned = board.clean_castling_rights()
+        if cleaned != board.castling_rights:
+            board.castling_rights = cleaned
+            given = fen.split()[2]  # the board has parsed it: the field is there
+            self.send(f"info string castling rights {given} impossible in part; playing with {board.castling_xfen()}")
         board.chess960 = self.chess960 or board.has_chess960_castling_rights()
-        board.castling_rights = board.clean_castling_rights()
         return board
 
     def _cmd_go(self, args: list[str], rest: str) -> None:
@@ -512,6 +536,11 @@ class UciProtocol:
             self._stop_search()
         self._flush_deferred()
         limits = self._parse_go(args)
+        if self._refused is not None:
+            self._error(f"no position to search: the last position command was refused ({self._refused})")
+            if limits.perft is None:
+                self.send("bestmove 0000")
+            return
         if not self.position_given:
             self._error("go before position: searching the start position")
             self.position_given = True
