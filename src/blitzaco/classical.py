@@ -178,8 +178,15 @@ DIAGONAL_STEPS: Final = vec[i64]([-11, -9, 9, 11])
 STRAIGHT_STEPS: Final = vec[i64]([-10, -1, 1, 10])
 #: Mailbox square -> python-chess square, -1 on the border (board.SQ64).
 _SQ64: Final = vec[i64]([-1] * 120)
+#: Mailbox square -> its bit (0 on the border).
+BIT120: Final = vec[i64]([0] * 120)
 for _square in range(64):
     _SQ64[SQ120[_square]] = _square
+    BIT120[SQ120[_square]] = BIT[_square]
+#: Entries of the score cache (by position key) and of the pawn cache (by the two
+#: sides' pawns), each emptied as a whole when it is replaced (see Classical).
+EVAL_CACHE: Final = 1 << 16
+PAWN_CACHE: Final = 1 << 14
 
 
 def distance(a: i64, b: i64) -> i64:
@@ -290,6 +297,12 @@ class Classical:
         self.top = 0
         self.tracing = False
         self.terms = vec[i64]([0] * (len(TERM_NAMES) * 4))
+        self.pieces = vec[i64]([0] * 64)
+        self.cache_keys = vec[i64]([0] * EVAL_CACHE)
+        self.cache_scores = vec[i64]([0] * EVAL_CACHE)
+        self.cache_full = vec[i64]([0] * EVAL_CACHE)
+        # Pawn cache: White's and Black's pawns, then mg, eg, both passers, both outposts.
+        self.pawn_cache = vec[i64]([0] * (PAWN_CACHE * 8))
 
     # The weights, declared for mypyc (set in __init__).
     doubled_mg: i64
@@ -347,6 +360,16 @@ class Classical:
     no_pawns: i64
     tempo_mg: i64
     tempo_eg: i64
+    #: This evaluation's knights, bishops, rooks and queens: mailbox squares, White's
+    #: from index 0 up, Black's from 63 down (see _classical).
+    pieces: vec[i64]
+    white_pieces: i64
+    black_pieces: i64
+    cache_keys: vec[i64]
+    cache_scores: vec[i64]
+    #: 1 where the score cache holds an entry (a key may be 0).
+    cache_full: vec[i64]
+    pawn_cache: vec[i64]
 
     # ------------------------------------------------------------ incremental sums
 
@@ -409,7 +432,18 @@ class Classical:
             self._trace_tables(board)
         if not self.classical:
             return self.material_and_tables(board)
-        return self._classical(board)
+        if self.tracing:
+            return self._classical(board)
+        # The score depends on the position alone: cached by key (a search meets the
+        # same positions again: transpositions, re-searches).
+        index = board.key & (EVAL_CACHE - 1)
+        if self.cache_full[index] != 0 and self.cache_keys[index] == board.key:
+            return self.cache_scores[index]
+        score = self._classical(board)
+        self.cache_keys[index] = board.key
+        self.cache_scores[index] = score
+        self.cache_full[index] = 1
+        return score
 
     def _blend(self, mg: i64, eg: i64, phase: i64, scale: i64, side: i64, tempo_mg: i64, tempo_eg: i64) -> i64:
         if side != WHITE:
@@ -453,8 +487,12 @@ class Classical:
         rooks: i64 = 0
         queens: i64 = 0
         kings: i64 = 0
+        pieces = self.pieces
+        white_pieces: i64 = 0
+        black_pieces: i64 = 0
         for square in range(64):
-            piece = squares[SQ120[square]]
+            origin = SQ120[square]
+            piece = squares[origin]
             if piece == EMPTY:
                 continue
             bit = BIT[square]
@@ -468,25 +506,54 @@ class Classical:
                     wp |= bit
                 else:
                     bp |= bit
-            elif kind == KNIGHT:
+                continue
+            if kind == KING:
+                kings |= bit
+                continue
+            if kind == KNIGHT:
                 knights |= bit
             elif kind == BISHOP:
                 bishops |= bit
             elif kind == ROOK:
                 rooks |= bit
-            elif kind == QUEEN:
-                queens |= bit
             else:
-                kings |= bit
+                queens |= bit
+            if piece >> 3 == WHITE:
+                pieces[white_pieces] = origin
+                white_pieces += 1
+            else:
+                black_pieces += 1
+                pieces[64 - black_pieces] = origin
+        self.white_pieces = white_pieces
+        self.black_pieces = black_pieces
         occupied = white | black
         pawns = wp | bp
-        # Pawn structure, White's then Black's on the mirrored board.
-        w_mg, w_eg, w_passed, w_outposts = self._pawn_side(wp, bp, WHITE)
-        b_mg, b_eg, b_passed, b_outposts = self._pawn_side(flip(bp), flip(wp), 1)
-        b_passed = flip(b_passed)
-        b_outposts = flip(b_outposts)
-        mg = w_mg - b_mg
-        eg = w_eg - b_eg
+        # Pawn structure, White's then Black's on the mirrored board, cached by the
+        # pawns (but when tracing, which records the terms).
+        cache = self.pawn_cache
+        slot = ((wp ^ (bp >> 3) ^ (wp >> 17) ^ (bp >> 29)) & (PAWN_CACHE - 1)) * 8
+        if not self.tracing and cache[slot] == wp and cache[slot + 1] == bp and (wp | bp) != 0:
+            mg = cache[slot + 2]
+            eg = cache[slot + 3]
+            w_passed = cache[slot + 4]
+            b_passed = cache[slot + 5]
+            w_outposts = cache[slot + 6]
+            b_outposts = cache[slot + 7]
+        else:
+            w_mg, w_eg, w_passed, w_outposts = self._pawn_side(wp, bp, WHITE)
+            b_mg, b_eg, b_passed, b_outposts = self._pawn_side(flip(bp), flip(wp), 1)
+            b_passed = flip(b_passed)
+            b_outposts = flip(b_outposts)
+            mg = w_mg - b_mg
+            eg = w_eg - b_eg
+            cache[slot] = wp
+            cache[slot + 1] = bp
+            cache[slot + 2] = mg
+            cache[slot + 3] = eg
+            cache[slot + 4] = w_passed
+            cache[slot + 5] = b_passed
+            cache[slot + 6] = w_outposts
+            cache[slot + 7] = b_outposts
         wpa = white_pawn_attacks(wp)
         bpa = black_pawn_attacks(bp)
         w_files = south_fill(north_fill(wp))
@@ -609,12 +676,13 @@ class Classical:
         tracing = self.tracing
         seventh = RANK_7 if side == WHITE else RANK_2
         eighth = RANK_8 if side == WHITE else RANK_1
-        for square in range(64):
-            origin = SQ120[square]
+        first = 0 if side == WHITE else 64 - self.black_pieces
+        last = self.white_pieces if side == WHITE else 64
+        for slot in range(first, last):
+            origin = self.pieces[slot]
+            square = _SQ64[origin]
             piece = squares[origin]
             kind = piece & 7
-            if piece == EMPTY or piece >> 3 != side or kind == PAWN or kind == KING:
-                continue
             if kind == KNIGHT:
                 att = KNIGHT_ATT[square]
             else:
@@ -631,11 +699,10 @@ class Classical:
                     to = origin + step
                     target = squares[to]
                     while target == EMPTY:
-                        att |= BIT[_SQ64[to]]
+                        att |= BIT120[to]
                         to += step
                         target = squares[to]
-                    if target != 16:
-                        att |= BIT[_SQ64[to]]
+                    att |= BIT120[to]  # the blocker, either side's (0 on the border)
             n = popcount(att & area)
             index = (kind - KNIGHT) * 32 + n
             mob_mg += self.mob_mg[index]
