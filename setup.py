@@ -30,6 +30,7 @@ NATIVE = [
     "src/blitzaco/classical.py",
     "src/blitzaco/evaluate.py",
     "src/blitzaco/movepick.py",
+    "src/blitzaco/native_search.py",
     "src/blitzaco/moves.py",
     "src/blitzaco/position.py",
     "src/blitzaco/search.py",

@@ -64,8 +64,9 @@ def _compiled(site: Path) -> dict[str, bool]:
     return {name: file.endswith(EXTENSION) for name, file in zip(names, files, strict=True)}
 
 
-def _bench_nodes(site: Path | None, depth: int) -> int:
-    out = _run(site, "-m", "blitzaco", "bench", str(depth))
+def _bench_nodes(site: Path | None, depth: int, config: Path | None = None) -> int:
+    options = ["--config", str(config)] if config is not None else []
+    out = _run(site, "-m", "blitzaco", *options, "bench", str(depth))
     match = re.search(r"Nodes searched: (\d+)", out)
     assert match, out
     return int(match.group(1))
@@ -97,8 +98,12 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     site, log = _build(tmp_path, {"BLITZACO_PURE": "0"})
     assert "pure-Python" not in log, log[-3000:]
     assert _compiled(site) == {Path(path).stem: True for path in NATIVE}
-    # The same search node for node: bench at depth 5 over the 30 positions.
+    # The same search node for node: bench at depth 5 over the 30 positions, with the
+    # python-chess search and with the search on the engine's own board.
     assert _bench_nodes(site, 5) == _bench_nodes(None, 5)
+    native = tmp_path / "native.toml"
+    native.write_text("[search]\nnative = true\n")
+    assert _bench_nodes(site, 5, native) == _bench_nodes(None, 5, native)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)

@@ -273,6 +273,21 @@ class Board:
         result.root = result.ply
         return result
 
+    def adopt_history(self, keys: list[int], barrier: int = 0) -> None:
+        """Take *keys* (a game's position keys, oldest first, this position's last;
+        unsigned, as :class:`blitzaco.position.Position` keeps them, or signed) as the
+        game before this position, for repetition detection; this position becomes the
+        root. *barrier*: the index of the position after the last null move among
+        them (0: none). The board must have been set up with room for
+        ``len(keys) - 1`` moves more than it will make, and hold no moves yet."""
+        if self.ply != 0 or _signed(keys[len(keys) - 1]) != self.key:
+            raise ValueError("the history does not end in this position")
+        for index in range(len(keys)):
+            self.keys[index] = _signed(keys[index])
+        self.ply = len(keys) - 1
+        self.root = self.ply
+        self.barrier = barrier
+
     def _place(self, board: chess.Board) -> None:
         self.chess960 = board.chess960
         for square, piece in board.piece_map().items():

@@ -290,6 +290,12 @@ class SearchConfig:
     """Search parameters. Depths are in plies, scores in centipawns. Each technique
     has a switch so that a match can measure it against the search without it."""
 
+    native: bool = _param(
+        "Search on the engine's own board, compiled (blitzaco.native_search: the same rules, the classical "
+        "evaluation's same numbers, its own move order) instead of on python-chess's board; only with the "
+        "classical evaluation alone (no network, spectral or pheromone term) and Threads 1, else the "
+        "python-chess search runs."
+    )
     aspiration_depth: int = _param(
         "First iteration whose root search uses an aspiration window around the previous score (plies).", lo=1, hi=1000
     )

@@ -33,7 +33,7 @@ from blitzaco.probe import Probe
 from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, Trim, mate_in, tablebase_score
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import IterationReport, Limits, Poll, SearchControl, Stability, time_budget
-from blitzaco.tt import MOVE, Table, TranspositionTable
+from blitzaco.tt import MOVE, NativeTable, Table, TranspositionTable
 from blitzaco.wdl import material, wdl
 
 if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up stays light)
@@ -157,7 +157,7 @@ class Engine:
 
     def __init__(self, config: Config | None = None, hash_mb: int = DEFAULT_HASH_MB) -> None:
         self.config = config if config is not None else Config()
-        self.tt: Table = TranspositionTable(hash_mb)
+        self.tt: Table = self._table(hash_mb)
         # The helper processes and their shared table (Threads > 1).
         self.pool: HelperPool | None = None
         self.probe = Probe(self.config.book)
@@ -181,6 +181,8 @@ class Engine:
         self.config = config
         self.trails.config = config.pheromone
         self.static = StaticEval(config, self.trails)
+        if self.pool is None and isinstance(self.tt, NativeTable) != config.search.native:
+            self.tt = self._table(self.options.hash_mb)
         reseed = config.book.seed != self.probe.book_config.seed
         self.probe.book_config = config.book
         if reseed:
@@ -220,7 +222,7 @@ class Engine:
                     self.pool.resize(value)
                     self.tt = self.pool.table
                 else:
-                    assert isinstance(self.tt, TranspositionTable)
+                    assert isinstance(self.tt, (TranspositionTable, NativeTable))
                     self.tt.resize(value)
             except (MemoryError, OSError) as err:  # OSError: blitzaco.shm.SharedMemoryError
                 raise OptionError(f"not enough memory for Hash {value}: {err}") from None
@@ -294,12 +296,17 @@ class Engine:
         try:
             pool = HelperPool(threads - 1, self.options.hash_mb, self._helper_settings())
         except (OSError, MemoryError) as err:
-            self.tt = TranspositionTable(self.options.hash_mb)
+            self.tt = self._table(self.options.hash_mb)
             self.options = replace(self.options, threads=1)
             raise OptionError(f"Threads {threads} not possible, Threads is 1: {err}") from None
         self.pool = pool
         self.tt = pool.table
         return f"Threads {threads}: {pool.describe()}"
+
+    def _table(self, megabytes: int) -> Table:
+        """The single-process table: the native one for the search on the engine's
+        own board ([search] native), else the list table."""
+        return NativeTable(megabytes) if self.config.search.native else TranspositionTable(megabytes)
 
     def _helper_settings(self) -> HelperSettings:
         from blitzaco.smp import HelperSettings
@@ -318,7 +325,7 @@ class Engine:
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.close()
-            self.tt = TranspositionTable(self.options.hash_mb)
+            self.tt = self._table(self.options.hash_mb)
 
     # -------------------------------------------------------------------- think
 
@@ -530,7 +537,12 @@ class Engine:
             tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
             report.info(SearchInfo(line, nodes(), elapsed, self.tt.hashfull(), tbhits, self._chances(line, pieces)))
 
-        search = Search(
+        search_class = Search
+        if pool is None and isinstance(self.tt, NativeTable) and self.static.classical_only():
+            from blitzaco.native_search import NativeSearch  # loaded only when [search] native is on
+
+            search_class = NativeSearch
+        search = search_class(
             pos,
             self.static,
             self.tt,

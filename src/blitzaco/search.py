@@ -331,14 +331,13 @@ class Search:
         if self.completed_depth < 2 or len(self.root_moves) < 2:
             return None
         depth = max(1, self.completed_depth - cfg.root_filter_reduction)
-        pos = self.pos
         measures: list[RootChoice] = []
         try:
             for rm in self.root_moves[: cfg.root_filter_candidates]:
-                pos.push(rm.code)
-                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, is_check(pos.board))
+                self._push(rm.code)
+                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, self._checked())
                 scores = [score for score, _ in self._best_replies(depth, cfg.root_filter_replies)]
-                pos.pop()
+                self._pop()
                 if not scores:  # the candidate mates or stalemates: minimax says it all
                     scores = [minimax]
                 measures.append(RootChoice(rm.move, minimax, min(scores), sum(scores) / len(scores)))
@@ -356,34 +355,54 @@ class Search:
         """Every root move with its exact score from a full-window search of *depth*
         plies (1: the move, then the quiescence search), in root order. For tools
         (colony training) that need all the scores, not just the best."""
-        pos = self.pos
         scored = []
         for rm in self.root_moves:
-            self._moves[0] = rm.code
-            pos.push(rm.code)
-            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, is_check(pos.board))
-            pos.pop()
+            self._push_root(rm.code)
+            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, self._checked())
+            self._pop()
             scored.append((rm.move, score))
         return scored
 
-    def _best_replies(self, depth: int, count: int) -> list[tuple[int, chess.Move]]:
-        """The opponent's *count* best replies in the current position, each with our
-        score after it (searched *depth* - 2 plies), best for the opponent first."""
-        pos = self.pos
-        board = pos.board
+    def _best_replies(self, depth: int, count: int) -> list[tuple[int, int]]:
+        """The opponent's *count* best replies in the current position (move codes),
+        each with our score after it (searched *depth* - 2 plies), best for the
+        opponent first."""
         ranked = []
-        for reply in list(board.legal_moves):
-            pos.push_move(reply)
-            ranked.append((self._quiesce(2, -INFINITE, INFINITE, is_check(board)), reply))
-            pos.pop()
+        for reply in self._reply_codes():
+            self._push(reply)
+            ranked.append((self._quiesce(2, -INFINITE, INFINITE, self._checked()), reply))
+            self._pop()
         ranked.sort(key=_first)
         scored = []
         for _, reply in ranked[:count]:
-            pos.push_move(reply)
-            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, is_check(board)), reply))
-            pos.pop()
+            self._push(reply)
+            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, self._checked()), reply))
+            self._pop()
         scored.sort(key=_first)
         return scored
+
+    # The board the driver above moves on: these five are all it asks of it, so that
+    # a search on another board (blitzaco.native_search) overrides them and the
+    # node functions, and keeps everything else.
+
+    def _push_root(self, code: int) -> None:
+        """Make root move *code* (remembered for the counter-move table)."""
+        self._moves[0] = code
+        self.pos.push(code)
+
+    def _push(self, code: int) -> None:
+        self.pos.push(code)
+
+    def _pop(self) -> None:
+        self.pos.pop()
+
+    def _checked(self) -> bool:
+        """Whether the side to move is in check."""
+        return is_check(self.pos.board)
+
+    def _reply_codes(self) -> list[int]:
+        """The legal moves of the current position, as codes."""
+        return [encode_move(move) for move in self.pos.board.legal_moves]
 
     def _line(self, index: int, depth: int, bound: Bound = Bound.EXACT) -> PvLine:
         rm = self.root_moves[index]
@@ -429,24 +448,22 @@ class Search:
     def _root(self, depth: int, pv_index: int, alpha: int, beta: int) -> int:
         """Search the root moves from *pv_index* on; earlier ones are MultiPV lines
         already placed at this depth. Returns the best score (a bound on failure)."""
-        pos = self.pos
         best = -INFINITE
         first = True
         for number, rm in enumerate(self.root_moves[pv_index:], start=pv_index + 1):
             if self.on_currmove is not None:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
-            self._moves[0] = rm.code
             before = self.nodes
-            pos.push(rm.code)
-            check = is_check(pos.board)
+            self._push_root(rm.code)
+            check = self._checked()
             if first:
                 score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
             else:
                 score = -self._negamax(depth - 1, 1, -alpha - 1, -alpha, True, check)
                 if alpha < score < beta:
                     score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
-            pos.pop()
+            self._pop()
             rm.nodes += self.nodes - before
             if first or score > alpha:
                 rm.score = score

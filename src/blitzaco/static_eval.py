@@ -37,6 +37,7 @@ from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
 
 if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
+    from blitzaco.classical import Classical
     from blitzaco.spectral import SpectralTerm
 
 __all__ = ["StaticEval", "MAX_PLIES"]
@@ -58,6 +59,7 @@ class StaticEval:
         self.net, self.network_message = _network(config)
         self._min_depth = max(1, config.eval.spectral.min_depth)
         self._spectral_by_ply = [0] * MAX_PLIES
+        self._native: Classical | None = None
         self._spectral_here = 0  # the value at the node entered last
         self._trail_weight = 0.0
         #: Whether the search must call :meth:`enter` at every node.
@@ -85,6 +87,17 @@ class StaticEval:
         or pheromone term): then material and piece-square tables, which the
         position keeps incrementally, are most of it (the search's lazy evaluation)."""
         return self.evaluate == self.classical.evaluate and self.classical.classical
+
+    def native_evaluator(self) -> Classical:
+        """The classical evaluation on the engine's own board
+        (:class:`blitzaco.classical.Classical`, the same terms and numbers), for the
+        search on that board; made once and kept, with its caches, for every search
+        until the configuration changes."""
+        if self._native is None:
+            from blitzaco.classical import Classical  # the native core, loaded when used
+
+            self._native = Classical(self.config.eval)
+        return self._native
 
     def position(self, board: chess.Board) -> Position:
         """The search's :class:`Position` of *board*, with the network's accumulator

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 __all__ = [
     "Table",
     "Entry",
@@ -36,6 +39,12 @@ __all__ = [
     "score_to_tt",
     "score_from_tt",
     "ENTRY_BYTES",
+    "NativeTable",
+    "NATIVE_ENTRY_BYTES",
+    "entry_move",
+    "entry_score",
+    "entry_depth",
+    "entry_bound",
 ]
 
 EXACT: Final = 0
@@ -139,3 +148,129 @@ class TranspositionTable:
         sample = self.table[:1000]
         used = sum(1 for entry in sample if entry is not None and entry[5] == self.generation)
         return used * 1000 // len(sample)
+
+
+#: Bytes a NativeTable entry takes: its key and its packed data, two 64-bit words.
+NATIVE_ENTRY_BYTES: Final = 16
+# A NativeTable entry's data: move (16 bits), score + SCORE_OFFSET (18 bits), depth
+# (8 bits), bound (2 bits), generation (8 bits). Data 0 is an empty slot: a stored
+# entry never packs to 0, its score field being at least 1.
+_SCORE_OFFSET: Final = 1 << 17
+_SCORE_SHIFT: Final = 16
+_DEPTH_SHIFT: Final = 34
+_BOUND_SHIFT: Final = 42
+_GENERATION_SHIFT: Final = 44
+
+
+class NativeTable:
+    """The transposition table of the search on the engine's own board
+    (:mod:`blitzaco.native_search`): two ``vec[i64]`` arrays (keys as signed 64-bit
+    integers, entries packed in one integer) instead of a list of tuples, read and
+    written by :meth:`find` and :meth:`put` without building an object. The same
+    replacement rule as :class:`TranspositionTable`; :meth:`probe` and :meth:`store`
+    serve the :class:`Table` protocol (unsigned keys, entry tuples) for everything
+    else. Not thread-safe."""
+
+    keys: vec[i64]
+    data: vec[i64]
+    mask: i64
+    generation: int
+
+    def __init__(self, megabytes: int) -> None:
+        self.generation = 0
+        self.resize(megabytes)
+
+    def resize(self, megabytes: int) -> None:
+        """Size for *megabytes* (a power-of-two number of entries); clears it. The
+        memory is taken when a search first needs it (:meth:`allocate`), not here:
+        64 MB take about 0.1 s to fill, which the engine's start-up should not pay."""
+        entries = max(1, megabytes * 1024 * 1024 // NATIVE_ENTRY_BYTES)
+        size = 1 << (entries.bit_length() - 1)
+        self.mask = size - 1
+        self.keys = vec[i64]()
+        self.data = vec[i64]()
+
+    def allocate(self) -> None:
+        """Take the table's memory, empty, unless it is held already."""
+        if len(self.keys) != self.mask + 1:
+            self.keys = vec[i64]([0] * (self.mask + 1))
+            self.data = vec[i64]([0] * (self.mask + 1))
+
+    def __len__(self) -> int:
+        return int(self.mask + 1)
+
+    def clear(self) -> None:
+        """Empty the table (its memory is taken again when next needed)."""
+        self.keys = vec[i64]()
+        self.data = vec[i64]()
+        self.generation = 0
+
+    def new_search(self) -> None:
+        self.allocate()
+        self.generation += 1
+
+    def find(self, key: i64) -> i64:
+        """The packed entry of *key* (signed), or 0."""
+        index = key & self.mask
+        if self.keys[index] == key:
+            return self.data[index]
+        return 0
+
+    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
+        """Store a result for *key* (signed) by :class:`TranspositionTable`'s rule."""
+        index = key & self.mask
+        old = self.data[index]
+        generation: i64 = self.generation & 255
+        if old != 0:
+            if self.keys[index] != key:
+                if old >> _GENERATION_SHIFT == generation and depth < (old >> _DEPTH_SHIFT) & 255:
+                    return
+            elif move == 0:
+                move = old & 0xFFFF
+        self.keys[index] = key
+        self.data[index] = (
+            move | (score + _SCORE_OFFSET) << _SCORE_SHIFT | depth << _DEPTH_SHIFT | bound << _BOUND_SHIFT
+            | generation << _GENERATION_SHIFT
+        )
+
+    def probe(self, key: int) -> Entry | None:
+        self.allocate()
+        signed = key - (1 << 64) if key >= 1 << 63 else key
+        data = self.find(signed)
+        if data == 0:
+            return None
+        generation = data >> _GENERATION_SHIFT
+        return (key, entry_move(data), entry_score(data), entry_depth(data), entry_bound(data), generation)
+
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
+        self.allocate()
+        self.put(key - (1 << 64) if key >= 1 << 63 else key, move, score, depth, bound)
+
+    def hashfull(self) -> int:
+        """Permille of the first thousand slots written during the current search."""
+        sample = min(1000, len(self.keys))
+        if sample == 0:
+            return 0
+        generation = self.generation & 255
+        used = 0
+        for index in range(sample):
+            data = self.data[index]
+            if data != 0 and data >> _GENERATION_SHIFT == generation:
+                used += 1
+        return used * 1000 // sample
+
+
+def entry_move(data: i64) -> i64:
+    return data & 0xFFFF
+
+
+def entry_score(data: i64) -> i64:
+    return ((data >> _SCORE_SHIFT) & 0x3FFFF) - _SCORE_OFFSET
+
+
+def entry_depth(data: i64) -> i64:
+    return (data >> _DEPTH_SHIFT) & 255
+
+
+def entry_bound(data: i64) -> i64:
+    return (data >> _BOUND_SHIFT) & 3
