@@ -118,7 +118,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     first = _label_copy(tmp_path, 101)
     net = tmp_path / "net.bin"
     code, err = _train(tmp_path, ["--data", str(first), "--hidden", "8", "--epochs", "2", "--batch", "64",
-                                  "--out", str(net)], capsys)
+                                  "--lr", "0.004", "--out", str(net)], capsys)
     assert code == 0, err
     record = read_record(net)
     assert json.loads(net.with_suffix(".json").read_text()) == record
@@ -129,7 +129,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     (training,) = record["trainings"]
     assert training["start"] is None and training["data"][0]["held_out"] == [588, 600]
     assert [row["epoch"] for row in training["history"]] == [1, 2]
-    assert training["optimiser"]["lr"] == 2e-3 and training["optimiser"]["name"] == "Adam"
+    assert training["optimiser"]["lr"] == 0.004 and training["optimiser"]["name"] == "Adam"
     loss = training["held_out_loss"]
     assert loss["best"] <= loss["start"] and loss["classical"] > 0 and loss["engine"] > 0
     assert record["net"]["hidden"] == 8 and not record["net"]["residual"] and record["positions"] == 588
@@ -148,7 +148,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     grown = after.meta
     assert len(grown["trainings"]) == 2 and grown["trainings"][0] == record["trainings"][0]
     assert grown["trainings"][1]["start"]["sha256"] == hashlib.sha256(net.read_bytes()).hexdigest()
-    assert grown["trainings"][1]["optimiser"]["lr"] == 5e-4  # the resume default
+    assert grown["trainings"][1]["optimiser"]["lr"] == 0.004  # resumed: the last training's rate
     assert "101 again" in grown["trainings"][1]["replay"]
 
     # Resumed on a new label run: trained from the start weights (its held-out loss at

@@ -33,7 +33,7 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE
-    from blitzaco.tools.tune.nn import FRESH_LR, RESUME_LR
+    from blitzaco.tools.tune.nn import FRESH_LR
 
     parser = argparse.ArgumentParser(prog="tune.py", description="Tune BlitzACO's weights by self-play.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--epochs", type=int, default=20)
     net.add_argument("--batch", type=int, default=16384)
     net.add_argument("--lr", type=float, help=f"Adam's learning rate, cosine-annealed to 1/20 (default "
-                                              f"{FRESH_LR:g}; with --resume {RESUME_LR:g})")
+                                              f"{FRESH_LR:g}; with --resume, the rate of NET's last training)")
     net.add_argument("--held-out", type=float, default=0.02,
                      help="the last share of each file's records, held out to choose the epoch")
     net.add_argument("--max-minutes", type=float, default=0.0,
@@ -318,7 +318,6 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         ADAM_EPS,
         FRESH_LR,
         LR_FLOOR,
-        RESUME_LR,
         TrainSettings,
         check_evaluations,
         classical_scores,
@@ -351,7 +350,9 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
             print(f"tune: note: the target changes from lambda {record['target']['lambda']}, scale "
                   f"{record['target']['scale']} to {args.lam}, {args.scale}", file=sys.stderr)
     hidden = start.hidden if start is not None else (args.hidden or 32)
-    lr = args.lr if args.lr is not None else (RESUME_LR if start is not None else FRESH_LR)
+    lr = args.lr if args.lr is not None else FRESH_LR
+    if args.lr is None and record is not None and record["trainings"]:
+        lr = float(record["trainings"][-1].get("optimiser", {}).get("lr", FRESH_LR))
     if not 0 < args.held_out < 1:
         return fail("--held-out is a share between 0 and 1")
 
