@@ -133,6 +133,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     loss = training["held_out_loss"]
     assert loss["best"] <= loss["start"] and loss["classical"] > 0 and loss["engine"] > 0
     assert record["net"]["hidden"] == 8 and not record["net"]["residual"] and record["positions"] == 588
+    assert training["quantisation"]["positions"] == 12 and training["quantisation"]["max_cp"] <= 3
 
     # Resumed on the same data without --replay: refused (the seed is in the record).
     again = tmp_path / "again.bin"
@@ -163,6 +164,19 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     # The same positions (a copy of the sample): the start net's loss on them, not a random net's.
     assert grown["trainings"][2]["held_out_loss"]["start"] == pytest.approx(
         grown["trainings"][1]["held_out_loss"]["start"], rel=1e-5)
+
+
+def test_a_replacing_net_of_128_quantises_within_3_cp_of_the_trainer() -> None:
+    """The shipped shape (768x2->128x2->1, not residual): the engine's integer output
+    is within 3 centipawns of the trainer's float output on the sample's positions."""
+    pytest.importorskip("torch")
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import TrainSettings, load_arrays, quantisation_error, quantise, train
+
+    model, _ = train(load_arrays(SAMPLE), TrainSettings(hidden=128, epochs=3, batch=64, lr=5e-3), log=lambda _: None)
+    boards = [record.board for record in read_labels(SAMPLE)][:300]
+    error = quantisation_error(model, quantise(model), boards)
+    assert error["positions"] == 300 and 0 < error["max_cp"] <= 3.0, error
 
 
 def test_train_net_refuses_a_start_net_it_cannot_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

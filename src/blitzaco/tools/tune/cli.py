@@ -303,6 +303,7 @@ def _seed_allowed(seed: int, record_path: str | None, force: bool) -> bool:
 
 def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     import hashlib
+    import itertools
     import json
     import shlex
     import time
@@ -312,7 +313,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
 
     from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
-    from blitzaco.tools.tune.labels import count_labels, stockfish_name
+    from blitzaco.tools.tune.labels import count_labels, read_labels, stockfish_name
     from blitzaco.tools.tune.nn import (
         ADAM_BETAS,
         ADAM_EPS,
@@ -323,6 +324,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         classical_scores,
         concatenate,
         load_arrays,
+        quantisation_error,
         quantise,
         spectral_inputs,
         take,
@@ -440,6 +442,9 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     finally:
         probe.unlink()
     total_held = sum(held_parts)
+    # The engine's output against the float model's on (up to 2,000 of) the held-out positions.
+    boards = [record.board for path, use in zip(args.data, uses, strict=True)
+              for record in itertools.islice(read_labels(path, use["held_out"][0]), 2000 // len(uses))]
 
     def mean(index: int, field: str) -> float:
         pairs = zip(checks, held_parts, strict=True)
@@ -465,6 +470,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "seed": args.seed,
         "held_out_loss": {"start": summary["held_out_loss_start"], "best": summary["held_out_loss"],
                           "engine": mean(2, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss")},
+        "quantisation": quantisation_error(model, blob, boards),
         "microseconds_per_evaluation": {"engine": mean(2, "microseconds"), "classical": mean(1, "microseconds"),
                                         "note": "pure Python, in process, cold caches, this machine"},
         "history": [{"epoch": epoch, "train": fit_loss, "held_out": held_loss, "seconds": seconds}

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
     "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
+    "quantisation_error",
     "FRESH_LR", "LR_FLOOR",
 ]
 
@@ -371,6 +372,25 @@ def float_score(model: Any, board: chess.Board) -> float:
     own, other = board_features(board)
     with torch.no_grad():
         return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]))[0])
+
+
+def quantisation_error(model: Any, blob: bytes, boards: list[chess.Board]) -> dict[str, float]:
+    """How far the engine's quantised net (the file *blob*) is from the trained float
+    *model* on *boards*: the largest and the mean absolute difference in centipawns
+    (side to move's view; the engine's integer division included)."""
+    import torch
+
+    from blitzaco.nnue import decode_network
+
+    if not boards:
+        return {"positions": 0, "max_cp": 0.0, "mean_cp": 0.0}
+    net = decode_network(blob)
+    features = [board_features(board) for board in boards]
+    with torch.no_grad():
+        own = torch.tensor([stm for stm, _ in features])
+        floats = 100.0 * model(own, torch.tensor([other for _, other in features]))
+    errors = [abs(net.evaluate_board(board) - float(value)) for board, value in zip(boards, floats, strict=True)]
+    return {"positions": len(boards), "max_cp": round(max(errors), 3), "mean_cp": round(sum(errors) / len(errors), 3)}
 
 
 @dataclass(frozen=True)
