@@ -4,7 +4,9 @@ probes, games converted or held, fifty-move cases, and failures that must not cr
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import time
 from pathlib import Path
 
 import chess
@@ -154,27 +156,64 @@ def test_several_folders_and_a_missing_one(tmp_path: Path) -> None:
     assert probe.tb_limit == 3
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "wrong kind"])
-def test_broken_tables_disable_probing_without_crashing(tmp_path: Path, damage: str) -> None:
+def _damage(data: bytes, damage: str, other: bytes) -> bytes:
+    if damage == "truncated":
+        return data[:40]
+    if damage == "garbage":
+        return bytes(reversed(data))
+    if damage == "wrong kind":  # a DTZ table where the WDL table should be, and the other way round
+        return other
+    return data[:4] + bytes(len(data) - 4)  # the right magic and size, a body of zeros: fails when probed
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "wrong kind", "zeroed body"])
+def test_a_broken_table_is_left_out_and_the_others_kept(tmp_path: Path, damage: str) -> None:
+    """A damaged KQvK is reported and left out, when the tables are opened (a wrong
+    size or magic) or when it first fails a probe; the search carries on, and KRvK,
+    beside it in the same folder, is still used, as Stockfish keeps the good tables."""
     for name, other in (("KQvK.rtbw", "KQvK.rtbz"), ("KQvK.rtbz", "KQvK.rtbw")):
-        data = (TABLES / name).read_bytes()
-        if damage == "truncated":
-            data = data[:40]
-        elif damage == "garbage":
-            data = bytes(reversed(data))
-        else:  # a DTZ table where the WDL table should be, and the other way round
-            data = (TABLES / other).read_bytes()
-        (tmp_path / name).write_bytes(data)
+        (tmp_path / name).write_bytes(_damage((TABLES / name).read_bytes(), damage, (TABLES / other).read_bytes()))
+    for name in ("KRvK.rtbw", "KRvK.rtbz"):
+        shutil.copy(TABLES / name, tmp_path / name)
     engine = Engine()
     engine.set_option("own_book", False)
-    engine.probe.open_tablebases(str(tmp_path))
+    opened = engine.probe.open_tablebases(str(tmp_path))
     board = chess.Board("8/8/8/4k3/8/8/8/3QK3 w - - 0 1")
     recorder = Recorder()
     result = _think(engine, board, recorder, depth=3)
     assert result.move in board.legal_moves  # the search carried on
-    assert [text for text in recorder.messages if text.startswith("error: tablebases disabled")], recorder.messages
-    assert engine.probe.tablebase is None
     assert recorder.infos and recorder.infos[-1].line.depth == 3
+    reports = [opened] + [text for text in recorder.messages if text.startswith("error")]
+    assert any("KQvK" in text and "error" in text for text in reports), reports
+    assert not any("disabled" in text for text in reports), reports
+    assert engine.probe.tablebase is not None
+    rook = chess.Board("8/8/8/8/8/k7/8/2K4R w - - 0 1")
+    recorder = Recorder()
+    _think(engine, rook, recorder, depth=3)
+    assert any(text.startswith("tablebase: win") for text in recorder.messages), recorder.messages
+    assert recorder.infos[-1].tbhits > 0
+    again = Recorder()
+    _think(engine, board, again, depth=3)
+    assert not [text for text in again.messages if text.startswith("error")]  # reported once
+
+
+def test_uci_keeps_the_good_tables_beside_a_corrupt_one(uci: UciProcess, tmp_path: Path) -> None:
+    for name in ("KRvK.rtbw", "KRvK.rtbz", "KQvK.rtbz"):
+        shutil.copy(TABLES / name, tmp_path / name)
+    (tmp_path / "KQvK.rtbw").write_bytes(bytes(reversed((TABLES / "KQvK.rtbw").read_bytes())))
+    uci.send("setoption name OwnBook value false")
+    uci.send(f"setoption name SyzygyPath value {tmp_path}")
+    line = uci.read_until(lambda text: text.startswith("info string"))[-1]
+    assert "found 1 Syzygy WDL tables" in line and "KQvK.rtbw" in line and "error" in line, line
+    uci.send("position fen 8/8/8/4k3/8/8/8/3QK3 w - - 0 1")
+    uci.send("go depth 3")
+    assert chess.Move.from_uci(uci.read_until("bestmove")[-1].split()[1]) in chess.Board(
+        "8/8/8/4k3/8/8/8/3QK3 w - - 0 1").legal_moves
+    uci.send("position fen 8/8/8/8/8/k7/8/2K4R w - - 0 1")
+    uci.send("go depth 3")
+    lines = uci.read_until("bestmove")
+    assert any("tablebase: win" in text for text in lines), lines
+    assert not any(text.startswith("info string error") for text in lines)
 
 
 def test_uci_reports_tables_and_errors(uci: UciProcess, tmp_path: Path) -> None:
@@ -186,3 +225,86 @@ def test_uci_reports_tables_and_errors(uci: UciProcess, tmp_path: Path) -> None:
     lines = uci.read_until("bestmove")
     scores = [line for line in lines if " score " in line]
     assert any(" score cp 19" in line or " score mate " in line for line in scores), scores[-1]
+
+
+# ------------------------------------------------------- root probing on the clock
+
+ROOK_ENDING = "8/8/8/2k5/8/8/R7/1K6 w - - 0 1"  # KRvK, 18 moves, most of them winning
+
+
+def _winning(fen: str) -> set[chess.Move]:
+    board = chess.Board(fen)
+    with chess.syzygy.open_tablebase(str(TABLES)) as tablebase:
+        return {move for move in board.legal_moves if tablebase.probe_wdl(_after(board, move)) == -2}
+
+
+def test_a_short_clock_ranks_the_root_by_wdl_only(uci: UciProcess) -> None:
+    """The root's DTZ probes cost about 2.5 ms each in python-chess here (18 moves:
+    45 ms; 5- to 7-piece tables cost more), its WDL probes about 0.07 ms. go wtime 10
+    (a budget of 0.1 ms) answers without ranking the root by DTZ; go wtime 500 (soft
+    limit 4 ms, hard 20 ms) keeps every move that keeps the win by WDL, says so, and
+    plays one of them; without a clock DTZ ranks the moves."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("setoption name Move Overhead value 0")
+    uci.send(f"setoption name SyzygyPath value {TABLES}")
+    uci.send(f"position fen {ROOK_ENDING}")
+    uci.send("go wtime 10 btime 10")
+    lines = uci.read_until("bestmove")
+    assert not any("plies to zeroing" in line for line in lines), lines
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(ROOK_ENDING).legal_moves
+    uci.send("go wtime 500 btime 500")
+    lines = uci.read_until("bestmove")
+    report = next(line for line in lines if line.startswith("info string tablebase: win"))
+    assert "by WDL: no time for DTZ" in report, report
+    assert chess.Move.from_uci(lines[-1].split()[1]) in _winning(ROOK_ENDING)
+    uci.send("go depth 1")
+    lines = uci.read_until("bestmove")
+    report = next(line for line in lines if line.startswith("info string tablebase: win"))
+    assert "plies to zeroing" in report and "WDL" not in report, report
+
+
+def _slowed(monkeypatch: pytest.MonkeyPatch, engine: Engine, name: str, seconds: float) -> list[chess.Board]:
+    """Make the engine's tables' *name* probe take *seconds* (as 7-piece tables on a
+    cold disk may); returns the list of the positions it probes."""
+    tablebase = engine.probe.tablebase
+    assert tablebase is not None
+    probe = getattr(tablebase, name)
+    calls: list[chess.Board] = []
+
+    def slow(board: chess.Board) -> int:
+        calls.append(board.copy())
+        time.sleep(seconds)
+        return probe(board)
+
+    monkeypatch.setattr(tablebase, name, slow)
+    return calls
+
+
+def test_root_dtz_probes_stop_at_the_soft_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With DTZ probes of 100 ms and a 2 s clock (soft limit 34 ms, hard 170 ms), the
+    root's DTZ ranking stops once the next probe would pass the soft limit (a
+    blocking ranking probes every winning move: all 18); the move keeps the win."""
+    engine = _engine()
+    calls = _slowed(monkeypatch, engine, "probe_dtz", 0.1)
+    board = chess.Board(ROOK_ENDING)
+    recorder = Recorder()
+    result = _think(engine, board, recorder, wtime=2000, btime=2000)
+    root_probes = [probed for probed in calls if len(probed.move_stack) == 1]  # python-chess recurses too
+    assert len(root_probes) <= 2, root_probes
+    assert result.move in _winning(ROOK_ENDING)
+    assert any("by WDL: no time for DTZ" in text for text in recorder.messages), recorder.messages
+
+
+def test_root_wdl_probes_stop_before_the_hard_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With WDL probes of 30 ms and a 1 s clock (hard limit 70 ms), the root probes
+    only the moves whose probe fits before the hard limit (a blocking ranking probes
+    all 18), says how many it left out, and plays one that proved to keep the win."""
+    engine = _engine()
+    _slowed(monkeypatch, engine, "probe_wdl", 0.03)
+    board = chess.Board(ROOK_ENDING)
+    recorder = Recorder()
+    result = _think(engine, board, recorder, wtime=1000, btime=1000)
+    report = next(text for text in recorder.messages if text.startswith("tablebase: win"))
+    match = re.search(r"\((\d+) moves not probed in time\)", report)
+    assert match is not None and 0 < int(match.group(1)) < board.legal_moves.count(), report
+    assert result.move in _winning(ROOK_ENDING)

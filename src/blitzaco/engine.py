@@ -478,7 +478,7 @@ class Engine:
                 line = self._score_book_move(board, book.move, control, report)
                 return ThinkResult(book.move, score=line.score, depth=line.depth, source="book")
 
-        tb_root, problem = (None, None) if limits.searchmoves else self.probe.tablebase_root(board)
+        tb_root, problem = (None, None) if limits.searchmoves else self.probe.tablebase_root(board, control.fits)
         if problem is not None:
             report.message(problem)
         tb_score = None
@@ -488,6 +488,8 @@ class Engine:
             report.message(
                 f"tablebase: {_WDL_NAMES[tb_root.wdl]}, {len(root_moves)} of {len(legal)} moves keep it"
                 + (f", {tb_root.dtz} plies to zeroing" if tb_root.dtz else "")
+                + ("" if tb_root.by_dtz else " (by WDL: no time for DTZ)")
+                + (f" ({tb_root.unprobed} moves not probed in time)" if tb_root.unprobed else "")
             )
 
         self.tt.new_search()

@@ -237,6 +237,15 @@ class SearchControl:
         deadline = self.soft_deadline
         return deadline is not None and time.perf_counter() >= deadline
 
+    def fits(self, ms: float, hard: bool = False) -> bool:
+        """Whether *ms* more milliseconds of work, started now, end before the soft
+        limit (the hard one with *hard*) and no stop came: asked before each of the
+        root's tablebase probes, which the search's polling cannot interrupt."""
+        if self._stop.is_set():
+            return False
+        deadline = self.hard_deadline if hard else self.soft_deadline
+        return deadline is None or time.perf_counter() + ms / 1000.0 < deadline
+
     def wait_until_released(self) -> None:
         """Block while the result may not be printed yet: ``go infinite`` waits for
         ``stop``, ``go ponder`` for ``ponderhit`` or ``stop`` (UCI forbids a
