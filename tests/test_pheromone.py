@@ -4,6 +4,7 @@ roulette wheel, and colony training."""
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
@@ -363,3 +364,56 @@ def test_colony_command_writes_a_memory_the_engine_loads(tmp_path: Path) -> None
     assert "positions from" in engine.set_option("pheromone_file", str(out))
     bad = subprocess.run([*ENGINE_COMMAND, "colony", "--moves", "e2e5"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "bad move" in bad.stderr
+
+
+def _learn_one_game(path: Path, tmp_path: Path) -> list[str]:
+    """An engine process learning one game into *path* (ucinewgame ends the game):
+    what it said."""
+    config = tmp_path / "on.toml"
+    config.write_text("[pheromone]\nenabled = true\n")
+    with UciProcess(cwd=tmp_path) as uci:
+        uci.handshake()
+        uci.send(f"setoption name ConfigFile value {config}")
+        uci.send("setoption name OwnBook value false")
+        uci.send(f"setoption name PheromoneFile value {path}")
+        uci.send("setoption name PheromoneLearning value true")
+        uci.send("position startpos")
+        uci.send("go depth 3")
+        uci.read_until("bestmove")
+        uci.send("ucinewgame")
+        uci.isready()
+        assert not any(b"Traceback" in chunk for chunk in uci.stderr)
+        return list(uci.seen)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="POSIX links and modes")
+def test_learning_leaves_links_read_only_files_and_folders_as_the_user_made_them(tmp_path: Path) -> None:
+    """A PheromoneFile that is a symbolic link has its target learnt into (the link
+    stays a link); one the user made read-only (no write bit: checked on the mode
+    itself, so that it holds for root too, as these tests run) is refused with a
+    message and left as it is; no lock file is left beside any file, learnt into or
+    refused."""
+    target = tmp_path / "memory" / "target.bin"
+    target.parent.mkdir()
+    write_memory(target, {})
+    link = tmp_path / "link.bin"
+    link.symlink_to(target)
+    _learn_one_game(link, tmp_path)
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert START in read_memory(target)
+
+    read_only = tmp_path / "read-only.bin"
+    write_memory(read_only, {})
+    read_only.chmod(0o444)
+    before = read_only.read_bytes()
+    said = _learn_one_game(read_only, tmp_path)
+    assert any("read-only" in line and str(read_only) in line for line in said), said
+    assert read_only.read_bytes() == before and read_only.stat().st_mode & 0o777 == 0o444
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    _learn_one_game(notes, tmp_path)
+    assert notes.read_text() == "my notes\n"
+
+    left = sorted(path.name for path in tmp_path.rglob("*") if path.name.endswith((".lock", ".tmp")))
+    assert left == []

@@ -43,9 +43,11 @@ N, an unsorted or duplicate record, a bad move or level) is refused whole.
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import random
+import stat
 import struct
 import sys
 import tempfile
@@ -54,12 +56,15 @@ from pathlib import Path
 
 import chess
 
-from blitzaco.bundled import bundled_file, read_user_file
+from blitzaco.bundled import bundled_file, open_regular, read_user_file
 from blitzaco.config import PheromoneConfig
 from blitzaco.moves import encode_move
 from blitzaco.position import compute_key
 
-__all__ = ["Trails", "PheromoneFileError", "bundled_memory", "read_memory", "write_memory", "MAGIC", "VERSION"]
+__all__ = [
+    "Trails", "PheromoneFileError", "bundled_memory", "read_memory", "parse_memory", "write_memory", "check_writable",
+    "MAGIC", "VERSION",
+]
 
 MAGIC = b"BACOPHER"
 VERSION = 1
@@ -92,7 +97,12 @@ def _valid_move(code: int) -> bool:
 def read_memory(path: str | Path) -> Memory:
     """Read a pheromone file. Raises :class:`PheromoneFileError` (or OSError) for a
     file that is not exactly in the documented format."""
-    data = read_user_file(path, MAX_MEMORY_BYTES)
+    return parse_memory(read_user_file(path, MAX_MEMORY_BYTES))
+
+
+def parse_memory(data: bytes) -> Memory:
+    """The memory in the bytes of a pheromone file; raises :class:`PheromoneFileError`
+    when they are not exactly in the documented format."""
     if len(data) < _HEADER.size:
         raise PheromoneFileError("too short for the header")
     magic, version, count = _HEADER.unpack_from(data)
@@ -116,51 +126,121 @@ def read_memory(path: str | Path) -> Memory:
     return memory
 
 
-def write_memory(path: str | Path, memory: Memory) -> int:
-    """Write *memory* (levels above zero only) atomically; returns the record count."""
+def check_writable(path: str | Path) -> None:
+    """Raise OSError when the file at *path* (if it exists) is one the user made
+    read-only: no write permission bit at all (so that it holds when the engine runs
+    as root, who may write anyway), or none this process has."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise OSError(errno.EACCES, "read-only", str(path))
+
+
+def _encode(memory: Memory) -> tuple[bytes, int]:
     records = sorted(
         (key, code, min(level, FILE_MAX_LEVEL))
         for key, row in memory.items()
         for code, level in row.items()
         if level > 0.0
     )
-    path = Path(path)
+    body = b"".join(_RECORD.pack(key, code, 0, level) for key, code, level in records)
+    return _HEADER.pack(MAGIC, VERSION, len(records)) + body, len(records)
+
+
+def write_memory(path: str | Path, memory: Memory) -> int:
+    """Write *memory* (levels above zero only) atomically; returns the record count.
+    A symbolic link has its target written (the link stays); the file keeps its
+    permissions; a read-only file is refused (:func:`check_writable`)."""
+    path = Path(os.path.realpath(path))
+    check_writable(path)
+    data, count = _encode(memory)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o644  # data to share (mkstemp makes its file private)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; this is data to share
+        os.chmod(temporary, mode)
         with os.fdopen(handle, "wb") as out:
-            out.write(_HEADER.pack(MAGIC, VERSION, len(records)))
-            for key, code, level in records:
-                out.write(_RECORD.pack(key, code, 0, level))
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())  # on disk before it takes the old file's name
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return len(records)
+    return count
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold the lock file beside *path* (``path.lock``) exclusively: one process at a
-    time reads, merges and writes the memory. ``fcntl`` on POSIX, ``msvcrt`` on
-    Windows; the lock goes with the process if it dies."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if sys.platform == "win32":
-            import msvcrt
+def _locked(path: Path) -> Iterator[int]:
+    """Hold an exclusive lock on the memory file *path* itself (created empty when
+    missing, and removed again if it is still empty when the lock is let go): one
+    process at a time reads, merges and writes it, and nothing is left beside it.
+    Yields the locked file's descriptor. POSIX: ``flock``, and the lock is taken
+    again when another process replaced the file meanwhile (a save renames a new
+    file over it); Windows: ``msvcrt`` (the file is then written in place). The lock
+    goes with the process if it dies."""
+    while True:
+        created = False
+        try:
+            handle = open_regular(path, os.O_RDWR)
+        except FileNotFoundError:
+            try:
+                handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+            except FileExistsError:
+                continue  # another process made it first: lock that one
+            created = True
+        try:
+            if sys.platform == "win32":
+                import msvcrt
 
-            msvcrt.locking(handle, msvcrt.LK_LOCK, 1)  # retries for about 10 s, then raises OSError
-        else:
+                msvcrt.locking(handle, msvcrt.LK_LOCK, 1)  # retries for about 10 s, then raises OSError
+                break
             import fcntl
 
             fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
+            if _names(path, handle):
+                break
+        except BaseException:
+            os.close(handle)
+            raise
+        os.close(handle)  # replaced while waiting: lock the file that has the name now
+    try:
+        yield handle
     finally:
+        if created and _names(path, handle) and os.fstat(handle).st_size == 0:
+            Path(path).unlink()  # made here and never written: leave nothing behind
         os.close(handle)  # closing releases the lock
+
+
+def _names(path: Path, handle: int) -> bool:
+    """Whether *path* still names the file open as *handle* (not replaced by a save)."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(handle)
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def _save_locked(path: Path, handle: int, memory: Memory) -> None:
+    """Write *memory* to the file *path* whose lock *handle* holds: atomically by a
+    rename on POSIX; in place through the handle on Windows, where a file open
+    elsewhere cannot be replaced."""
+    if sys.platform != "win32":
+        write_memory(path, memory)
+        return
+    data, _ = _encode(memory)
+    os.lseek(handle, 0, os.SEEK_SET)
+    os.ftruncate(handle, 0)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view) :]
+    os.fsync(handle)
 
 
 class Trails:
@@ -301,27 +381,34 @@ class Trails:
 
     def learn_into(self, path: str | Path) -> str | None:
         """Add this game's trails to the memory file at *path* and forget them. The
-        file is read again and written under a lock (``path.lock``), so that engines
-        sharing one file (a match at concurrency 2) keep each other's learning: the
-        lessons go onto what is on disk now, not onto what was loaded when the game
-        began. A file that exists and cannot be read is never replaced (it is not
-        this engine's to destroy): nothing is learnt and the message says why.
-        Returns a message for an ``info string`` when something went wrong."""
+        file is read again and written under a lock on the file itself, so that
+        engines sharing one file (a match at concurrency 2) keep each other's
+        learning: the lessons go onto what is on disk now, not onto what was loaded
+        when the game began. A symbolic link has its target learnt into. A file that
+        exists and cannot be read, and one the user made read-only, are never
+        replaced (they are not this engine's to change): nothing is learnt and the
+        message says why. Nothing is left beside the file. Returns a message for an
+        ``info string`` when something went wrong."""
         path = Path(path)
         lessons = self._lessons()
         self.new_game()
         if not lessons:
             return None
+        target = Path(os.path.realpath(path))
         try:
-            with _locked(path):
+            check_writable(target)
+        except OSError:
+            return f"pheromone learning: {path} is read-only; left as it is, nothing learnt"
+        try:
+            with _locked(target) as handle:
                 try:
-                    disk = read_memory(path) if path.exists() else {}
+                    disk = read_memory(target) if os.fstat(handle).st_size else {}  # empty: made by the lock
                 except (OSError, PheromoneFileError) as err:
                     return f"pheromone learning: {path} cannot be read ({err}); left as it is, nothing learnt"
                 self.long = disk
                 for key, code, amount in lessons:
                     self.deposit_long(key, code, amount)
-                write_memory(path, self.long)
+                _save_locked(target, handle, self.long)
         except OSError as err:
             return f"pheromone file {path}: cannot save ({err.strerror or err})"
         self.path = path
