@@ -37,12 +37,17 @@ python-chess is used only to set a board up and to write one back
 from __future__ import annotations
 
 import random
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import chess
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 from librt.vecs import vec
 from mypy_extensions import i64
+
+if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
+    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
+        def __class_getitem__(cls, item: object) -> type:
+            return list
 
 __all__ = [
     "Board", "perft", "divide", "WHITE", "BLACK", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
@@ -99,6 +104,11 @@ KNIGHT_STEPS: Final = vec[i64]([-21, -19, -12, -8, 8, 12, 19, 21])
 KING_STEPS: Final = vec[i64]([-11, -10, -9, -1, 1, 9, 10, 11])
 BISHOP_STEPS: Final = vec[i64]([-11, -9, 9, 11])
 ROOK_STEPS: Final = vec[i64]([-10, -1, 1, 10])
+#: The sliders' rays: the four diagonal steps, then the four straight ones. A piece of
+#: type t steps along ``SLIDER_STEPS[SLIDES_FROM[t]:SLIDES_TO[t]]``.
+SLIDER_STEPS: Final = vec[i64]([-11, -9, 9, 11, -10, -1, 1, 10])
+SLIDES_FROM: Final = vec[i64]([0, 0, 0, 0, 4, 0, 0, 0])
+SLIDES_TO: Final = vec[i64]([0, 0, 0, 4, 8, 8, 0, 0])
 
 
 def _line_steps() -> vec[i64]:
@@ -467,14 +477,10 @@ class Board:
             return True
         return not self.chess960 and (to - frm == 2 or frm - to == 2)
 
-    def make(self, move: i64) -> None:
-        """Make the pseudo-legal *move* (its code) for the side to move."""
-        frm = move & 63
-        to = move >> 6 & 63
-        promotion = move >> 12 & 7
-        squares = self.squares
-        us = self.side
-        piece = squares[SQ120[frm]]
+    def _begin(self, move: i64) -> i64:
+        """What every move and null move does first: save the state unmake restores
+        (returning where), take the side to move and the en passant square out of
+        the key, count the halfmove."""
         base = self.ply * UNDO_SIZE
         undo = self.undo
         undo[base + U_MOVE] = move
@@ -488,6 +494,18 @@ class Board:
         self.key ^= WHITE_TO_MOVE_KEY
         self.ep = NO_SQUARE
         self.halfmove += 1
+        return base
+
+    def make(self, move: i64) -> None:
+        """Make the pseudo-legal *move* (its code) for the side to move."""
+        frm = move & 63
+        to = move >> 6 & 63
+        promotion = move >> 12 & 7
+        squares = self.squares
+        us = self.side
+        piece = squares[SQ120[frm]]
+        base = self._begin(move)
+        undo = self.undo
         rights = self.castling
         if piece & 7 == KING and self.is_castle(move):
             right = us * 2 + (0 if to > frm else 1)
@@ -552,20 +570,8 @@ class Board:
         """Pass the move (null-move pruning): the side to move and the en passant
         right change. Positions before a null move never count as repetitions of
         positions after it."""
-        base = self.ply * UNDO_SIZE
-        undo = self.undo
-        undo[base + U_MOVE] = 0
-        undo[base + U_KIND] = K_NULL
-        undo[base + U_CASTLING] = self.castling
-        undo[base + U_EP] = self.ep
-        undo[base + U_HALFMOVE] = self.halfmove
-        undo[base + U_BARRIER] = self.barrier
-        self.dirty_count = 0
-        if self.ep != NO_SQUARE:
-            self.key ^= EP_FILE_KEY[self.ep & 7]
-        self.key ^= WHITE_TO_MOVE_KEY
-        self.ep = NO_SQUARE
-        self.halfmove += 1
+        base = self._begin(0)
+        self.undo[base + U_KIND] = K_NULL
         if self.side == BLACK:
             self.fullmove += 1
         self.side ^= 1
@@ -663,15 +669,8 @@ class Board:
                         out[n] = origin | SQ64[to] << 6
                         n += 1
             else:
-                for i in range(8):
-                    if i < 4:
-                        if kind == ROOK:
-                            continue
-                        step = BISHOP_STEPS[i]
-                    else:
-                        if kind == BISHOP:
-                            break
-                        step = ROOK_STEPS[i - 4]
+                for i in range(SLIDES_FROM[kind], SLIDES_TO[kind]):
+                    step = SLIDER_STEPS[i]
                     to = frm + step
                     target = squares[to]
                     while target == EMPTY:

@@ -21,13 +21,33 @@ after ``Board.make``/``make_null`` and :meth:`Classical.unmake` after
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import BISHOP, EMPTY, KING, KNIGHT, MAX_PLY, PAWN, QUEEN, ROOK, SQ120, WHITE, Board
+if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
+    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
+        def __class_getitem__(cls, item: object) -> type:
+            return list
+
+from blitzaco.board import (
+    BISHOP,
+    EMPTY,
+    KING,
+    KNIGHT,
+    MAX_PLY,
+    PAWN,
+    QUEEN,
+    ROOK,
+    SLIDER_STEPS,
+    SLIDES_FROM,
+    SLIDES_TO,
+    SQ120,
+    WHITE,
+    Board,
+)
 from blitzaco.config import EvalConfig
 
 __all__ = ["Classical", "TERM_NAMES", "FULL_PHASE", "SCALE_NORMAL"]
@@ -174,8 +194,6 @@ FRONT: Final = _front_table()
 KING_FILES: Final = _table([
     sum(1 << f for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in range(64)
 ])
-DIAGONAL_STEPS: Final = vec[i64]([-11, -9, 9, 11])
-STRAIGHT_STEPS: Final = vec[i64]([-10, -1, 1, 10])
 #: Mailbox square -> python-chess square, -1 on the border (board.SQ64).
 _SQ64: Final = vec[i64]([-1] * 120)
 #: Mailbox square -> its bit (0 on the border).
@@ -687,15 +705,8 @@ class Classical:
                 att = KNIGHT_ATT[square]
             else:
                 att = 0
-                for i in range(8):
-                    if i < 4:
-                        if kind == ROOK:
-                            continue
-                        step = DIAGONAL_STEPS[i]
-                    else:
-                        if kind == BISHOP:
-                            break
-                        step = STRAIGHT_STEPS[i - 4]
+                for i in range(SLIDES_FROM[kind], SLIDES_TO[kind]):
+                    step = SLIDER_STEPS[i]
                     to = origin + step
                     target = squares[to]
                     while target == EMPTY:

@@ -27,22 +27,30 @@ spectral or pheromone terms are on (``StaticEval.classical_only``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
+if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
+    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
+        def __class_getitem__(cls, item: object) -> type:
+            return list
+
 from blitzaco.board import (
     BISHOP,
     EMPTY,
     KING,
+    KING_STEPS,
     KNIGHT,
+    KNIGHT_STEPS,
     MAX_MOVES,
     OFFBOARD,
     PAWN,
     QUEEN,
     ROOK,
+    SLIDER_STEPS,
     SQ120,
     U_MOVE,
     UNDO_SIZE,
@@ -75,10 +83,6 @@ __all__ = ["NativeSearch", "see_ge"]
 
 #: Exchange values by piece type (movepick.SEE_VALUES), the king's above all else.
 SEE_VALUE: Final = vec[i64]([0, 100, 320, 330, 500, 950, 20000, 0])
-DIAGONALS: Final = vec[i64]([-11, -9, 9, 11])
-STRAIGHTS: Final = vec[i64]([-10, -1, 1, 10])
-KNIGHT_STEPS: Final = vec[i64]([-21, -19, -12, -8, 8, 12, 19, 21])
-KING_STEPS: Final = vec[i64]([-11, -10, -9, -1, 1, 9, 10, 11])
 #: Quiet moves allowed when late-move pruning does not apply.
 NO_LIMIT: Final = 1 << 30
 #: Added to a quiet move's history (at most HISTORY_LIMIT in size) to make its sort
@@ -106,7 +110,7 @@ def _least_attacker(board: Board, target: i64, side: i64, removed: vec[i64]) -> 
     best: i64 = 0
     best_value: i64 = 1 << 30
     for i in range(8):
-        step = DIAGONALS[i] if i < 4 else STRAIGHTS[i - 4]
+        step = SLIDER_STEPS[i]  # diagonal for i < 4
         square = target + step
         piece = squares[square]
         while piece == EMPTY or (piece != OFFBOARD and removed[square] != 0):

@@ -18,10 +18,15 @@ the new entry's depth is at least the old one's.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from librt.vecs import vec
 from mypy_extensions import i64
+
+if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
+    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
+        def __class_getitem__(cls, item: object) -> type:
+            return list
 
 __all__ = [
     "Table",
