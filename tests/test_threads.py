@@ -27,6 +27,7 @@ from uci_driver import UciProcess, descendants, process_alive
 from blitzaco.engine import MAX_THREADS, Engine
 from blitzaco.position import compute_key
 from blitzaco.sharedtt import SharedTranspositionTable
+from blitzaco.shm import shared_room
 from blitzaco.smp import MAX_HELPERS
 from blitzaco.timeman import Limits
 from blitzaco.tt import TranspositionTable
@@ -256,14 +257,12 @@ def test_hash_resizes_the_shared_table_and_threads_1_ends_the_helpers() -> None:
 
 
 def _shm_free_mb() -> int | None:
-    if not Path("/dev/shm").is_dir() or not hasattr(os, "statvfs"):
-        return None
-    stat = os.statvfs("/dev/shm")
-    return stat.f_bavail * stat.f_frsize >> 20
+    room = shared_room()
+    return room >> 20 if room is not None else None
 
 
 @two_cores
-@pytest.mark.skipif((_shm_free_mb() or 1 << 30) >= 32768, reason="needs /dev/shm smaller than the largest Hash")
+@pytest.mark.skipif((_shm_free_mb() or 1 << 30) >= 32768, reason="needs less shared memory than the largest Hash")
 def test_a_hash_larger_than_the_shared_memory_left_is_refused(uci: UciProcess) -> None:
     _start_two_threads(uci)
     uci.send("setoption name Hash value 32768")
@@ -431,3 +430,43 @@ def test_no_helper_outlives_an_engine_killed_while_its_helper_starts() -> None:
     uci.proc.kill()
     uci.proc.wait(timeout=60)
     assert _wait_gone(processes, timeout=STARTUP) == set()
+
+
+def _shared_mappings(pid: int) -> list[str]:
+    """The shared blocks *pid* maps (Linux, /proc/PID/maps): /dev/shm files and
+    anonymous memory files."""
+    try:
+        lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    except OSError:
+        return []
+    return sorted({line.split(None, 5)[5] for line in lines if "/dev/shm/" in line or "/memfd:" in line})
+
+
+@two_cores
+@has_proc
+@posix
+def test_killing_the_whole_process_group_leaves_no_shared_memory() -> None:
+    """A GUI that kills a hung engine kills its whole process group with SIGKILL:
+    the engine, its helper and multiprocessing's resource tracker, so no process is
+    left to free a named block. The table (Hash MB) and the control block must not
+    stay in /dev/shm until the next reboot."""
+    uci = UciProcess(new_session=True)
+    try:
+        uci.handshake()
+        uci.send("setoption name Hash value 8")
+        _start_two_threads(uci)
+        _wait_until_ready(uci)
+        processes = {uci.proc.pid} | descendants(uci.proc.pid)
+        mapped = {pid: _shared_mappings(pid) for pid in processes}
+        helpers = [pid for pid in processes if pid != uci.proc.pid and mapped[pid]]
+        assert len(mapped[uci.proc.pid]) >= 2 and helpers, mapped  # the table and the control block, shared
+        uci.send("go infinite")
+        uci.read_until(lambda line: line.startswith("info depth"))
+        os.killpg(uci.proc.pid, signal.SIGKILL)
+        uci.proc.wait(timeout=60)
+        assert _wait_gone(processes) == set()
+    finally:
+        if uci.proc.poll() is None:
+            uci.proc.kill()
+    names = {name.split()[0] for blocks in mapped.values() for name in blocks if name.startswith("/dev/shm/")}
+    assert [name for name in names if Path(name).exists()] == []

@@ -22,7 +22,11 @@ DATA = Path(__file__).parent / "data"
 
 
 class UciProcess:
-    def __init__(self, command: list[str] | None = None, cwd: str | Path | None = None) -> None:
+    def __init__(
+        self, command: list[str] | None = None, cwd: str | Path | None = None, new_session: bool = False
+    ) -> None:
+        """*new_session*: the engine leads a process group of its own (POSIX), which a
+        test may kill whole, as a GUI kills a hung engine."""
         self.proc = subprocess.Popen(
             command or ENGINE_COMMAND,
             stdin=subprocess.PIPE,
@@ -30,6 +34,7 @@ class UciProcess:
             stderr=subprocess.PIPE,
             cwd=cwd,
             bufsize=0,
+            start_new_session=new_session,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []

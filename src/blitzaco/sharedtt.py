@@ -7,7 +7,7 @@ It has the interface and the entry layout of :class:`blitzaco.tt.TranspositionTa
 either without knowing which. ``Threads 1`` keeps the list table, which costs less
 per probe (see ``scripts/smp_bench.py``).
 
-Layout: a :class:`multiprocessing.shared_memory.SharedMemory` block of ``2 *
+Layout: a shared block (:mod:`blitzaco.shm`) of ``2 *
 entries`` unsigned 64-bit words, a power-of-two number of entries of 16 bytes, the
 entry of key *k* at ``k & (entries - 1)``. An entry is two words::
 
@@ -24,19 +24,19 @@ foreign one, whose chance to pass is that of a 64-bit key collision. (When both
 halves carry the same data the entry is whole anyway.) Each word is
 written with one aligned 8-byte store (``memoryview`` of format ``Q``).
 
-The memory is named and sized once; every process maps it, so ``Hash`` counts once
+The memory is made and sized once; every process maps it, so ``Hash`` counts once
 whatever the number of threads. The process that creates the block owns it and
-unlinks it (:meth:`SharedTranspositionTable.close`); helpers attach by name
+frees it (:meth:`SharedTranspositionTable.close`); helpers attach by its name
 (:mod:`blitzaco.shm`, which this module leaves to the interpreter: setup.py compiles
-this one, and a compiled module cannot define a subclass of ``OSError``).
+this one, and a compiled module cannot define a subclass of ``OSError``). On Linux
+the block never has a name in ``/dev/shm``, so a killed engine leaves nothing there.
 """
 
 from __future__ import annotations
 
-from multiprocessing import shared_memory
 from typing import Final
 
-from blitzaco.shm import SharedMemoryError, attach_block, check_room
+from blitzaco.shm import SharedBlock, attach_block, create_block
 from blitzaco.tt import Entry
 
 __all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack", "unpack"]
@@ -88,12 +88,7 @@ class SharedTranspositionTable:
         if name is None:
             if megabytes is None:
                 raise ValueError("give the size or the name")
-            size = _entries_for(megabytes) * SHARED_ENTRY_BYTES
-            check_room(size)
-            try:
-                self._shm = shared_memory.SharedMemory(create=True, size=size)
-            except OSError as err:
-                raise SharedMemoryError(f"cannot create {size >> 20} MB of shared memory: {err}") from None
+            self._shm: SharedBlock = create_block(_entries_for(megabytes) * SHARED_ENTRY_BYTES)
         else:
             self._shm = attach_block(name)
         # The block may be rounded up to a page: the entries are what the size says.
@@ -133,10 +128,7 @@ class SharedTranspositionTable:
         self._bytes.release()
         self._shm.close()
         if self._owner:
-            try:
-                self._shm.unlink()
-            except FileNotFoundError:
-                pass
+            self._shm.unlink()
 
     def resize(self, megabytes: int) -> None:
         """Not in place: a shared block keeps its size. The owner of helpers makes a

@@ -57,14 +57,13 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from multiprocessing import shared_memory
 from typing import Any
 
 import chess
 
 from blitzaco.config import Config, ThreadsConfig
 from blitzaco.sharedtt import SharedTranspositionTable
-from blitzaco.shm import SharedMemoryError, attach_block
+from blitzaco.shm import SharedMemoryError, attach_block, create_block
 from blitzaco.timeman import Poll
 
 __all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "SharedMemoryError"]
@@ -169,12 +168,11 @@ class HelperPool:
         self._helpers: list[_Helper] = []
         self._token = 0
         try:
-            self._block = shared_memory.SharedMemory(create=True, size=8 * _CONTROL_WORDS)
+            self._block = create_block(8 * _CONTROL_WORDS)
         except OSError as err:
             self.table.close()
             raise SharedMemoryError(f"cannot create the helpers' control block: {err}") from None
         buf = self._block.buf
-        assert buf is not None
         self._words = buf[: 8 * _CONTROL_WORDS].cast("Q")
         for word in range(_CONTROL_WORDS):
             self._words[word] = 0
@@ -365,10 +363,7 @@ class HelperPool:
             self._words.release()
             del self._words
             self._block.close()
-            try:
-                self._block.unlink()
-            except FileNotFoundError:
-                pass
+            self._block.unlink()
         self.table.close()
 
     def _spawn(self, index: int, restarts: int) -> _Helper:
