@@ -156,14 +156,20 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     # the start is the start net's), the new run appended.
     second = _label_copy(tmp_path, 102)
     third = tmp_path / "third.bin"
-    code, err = _train(tmp_path, ["--resume", str(again), "--data", str(second), "--epochs", "1", "--batch", "64",
-                                  "--out", str(third)], capsys)
+    code, err = _train(tmp_path, ["--resume", str(again), "--data", str(second), "--limit", "300", "--epochs", "1",
+                                  "--batch", "64", "--out", str(third)], capsys)
     assert code == 0, err
     grown = read_record(third)
-    assert [run["seed"] for run in grown["label_runs"]] == [101, 102] and grown["positions"] == 2 * 588
-    # The same positions (a copy of the sample): the start net's loss on them, not a random net's.
-    assert grown["trainings"][2]["held_out_loss"]["start"] == pytest.approx(
-        grown["trainings"][1]["held_out_loss"]["start"], rel=1e-5)
+    assert [run["seed"] for run in grown["label_runs"]] == [101, 102] and grown["positions"] == 588 + 294
+    assert grown["label_runs"][1]["records"] == 300 and grown["trainings"][2]["data"][0]["held_out"] == [294, 300]
+    assert grown["trainings"][2]["quantisation"]["positions"] == 6  # the held-out ones, none beyond
+    # Records 294-299 of the sample: the start net's loss on them, not a random net's.
+    start = decode_weights(again.read_bytes())
+    from blitzaco.tools.tune.nn import TrainSettings, load_arrays, train
+
+    _, summary = train(load_arrays(SAMPLE, 6, start=294), TrainSettings(hidden=8, epochs=0), held=6, start=start,
+                       log=lambda _: None)
+    assert grown["trainings"][2]["held_out_loss"]["start"] == pytest.approx(summary["held_out_loss_start"], rel=1e-6)
 
 
 def test_a_replacing_net_of_128_quantises_within_3_cp_of_the_trainer() -> None:

@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         else:
             run.add_argument("--steps", type=int, help="override the spec")
 
-    adopt = commands.add_parser("adopt", help="make a tuned config the shipped defaults (blitzaco/config.toml)")
+    adopt = commands.add_parser("adopt", help="make a tuned config the shipped defaults (config.toml)")
     adopt.add_argument("tuned", help="a tuned.toml")
     return parser
 
@@ -193,15 +193,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{count} quiet positions written to {args.out}")
         return 0
     if args.command == "adopt":
-        from blitzaco.tools.tune.adopt import adopt
+        from blitzaco.tools.tune.adopt import adopt, shipped_config_path
 
         try:
             tuned = load_config(args.tuned)
         except ConfigError as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2
-        count = adopt(tuned)
-        print(f"{count} fields of the shipped defaults (blitzaco/config.toml) changed")
+        path = shipped_config_path()
+        count = adopt(tuned, path)
+        print(f"{count} fields of the shipped defaults ({path}) changed")
         return 0
     return _optimise(args, base)
 
@@ -444,7 +445,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     total_held = sum(held_parts)
     # The engine's output against the float model's on (up to 2,000 of) the held-out positions.
     boards = [record.board for path, use in zip(args.data, uses, strict=True)
-              for record in itertools.islice(read_labels(path, use["held_out"][0]), 2000 // len(uses))]
+              for record in itertools.islice(read_labels(path, use["held_out"][0]),
+                                             min(2000 // len(uses), use["held_out"][1] - use["held_out"][0]))]
 
     def mean(index: int, field: str) -> float:
         pairs = zip(checks, held_parts, strict=True)
