@@ -12,6 +12,10 @@ The metadata lives in pyproject.toml; this file only decides what is compiled.
 The same source is the pure module and the compiled one: there is nothing to keep in
 step. ``tests/test_native.py`` builds the wheel both ways and checks that ``bench``
 searches the same tree.
+
+The defaults, ``config.toml`` at the top of the repository, are copied into the
+package by build_py (``blitzaco/config.toml`` in the wheel); an editable install and
+a source checkout read the top-level file itself (``blitzaco.config``).
 """
 
 from __future__ import annotations
@@ -76,13 +80,21 @@ class OptionalBuildExt(build_ext):
             _warn(f"the C compiler failed ({exc})")
 
 
+#: The one source of the defaults, carried into the package by build_py.
+DEFAULTS = "config.toml"
+
+
 class PureBuildPy(build_py):
-    """build_py that, in a pure build, removes the compiled modules an earlier
-    compiled build left in build/ (they would be packed into the wheel and shadow
-    the sources)."""
+    """build_py that copies the top-level config.toml into the package (not in an
+    editable install, which reads the top-level file), and, in a pure build, removes
+    the compiled modules an earlier compiled build left in build/ (they would be
+    packed into the wheel and shadow the sources)."""
 
     def run(self) -> None:
         super().run()
+        if not getattr(self, "editable_mode", False):
+            here = os.path.dirname(os.path.abspath(__file__))
+            self.copy_file(os.path.join(here, DEFAULTS), os.path.join(self.build_lib, "blitzaco", DEFAULTS))
         if not self.distribution.ext_modules:
             names = [os.path.splitext(os.path.basename(path))[0] for path in NATIVE]
             stale = [pattern for name in names for pattern in (f"blitzaco/{name}.*.so", f"blitzaco/{name}.*.pyd")]

@@ -31,20 +31,30 @@ PYINSTALLER = "pyinstaller>=6.0,<7"
 EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
 
 
-def build_wheel(dest: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+#: What a build needs of the checkout: these files and folders.
+BUILD_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "config.toml")
+BUILD_FOLDERS = ("src", "assets")
+
+
+def copy_checkout(dest: Path, root: Path = ROOT) -> Path:
+    """Copy what a build needs of the checkout *root* into *dest* (a build writes
+    build/ and *.egg-info beside the sources; two builds must not share them)."""
+    dest.mkdir(parents=True)
+    for name in BUILD_FILES:
+        shutil.copy2(root / name, dest / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", f"*{EXTENSION}")
+    for name in BUILD_FOLDERS:
+        shutil.copytree(root / name, dest / name, ignore=ignore)
+    return dest
+
+
+def build_wheel(dest: Path, env: dict[str, str] | None = None, root: Path = ROOT) -> tuple[Path, str]:
     """Build the engine's wheel as ``pip install .`` does, from a copy of the
-    checkout (a build writes build/ and *.egg-info beside the sources; two builds
-    must not share them), and unpack it into *dest*/site. Returns that folder and
-    what the build printed. Needs setuptools and mypy in this interpreter (no build
+    checkout *root*, and unpack it into *dest*/site. Returns that folder and what the
+    build printed. Needs setuptools and mypy in this interpreter (no build
     isolation: nothing is downloaded)."""
     shutil.rmtree(dest, ignore_errors=True)
-    source = dest / "source"
-    source.mkdir(parents=True)
-    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
-        shutil.copy2(ROOT / name, source / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", f"*{EXTENSION}")
-    for name in ("src", "assets"):
-        shutil.copytree(ROOT / name, source / name, ignore=ignore)
+    source = copy_checkout(dest / "source", root)
     out = dest / "wheel"
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-v", str(source), "--no-deps", "--no-build-isolation", "-w", str(out)],

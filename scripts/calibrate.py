@@ -11,7 +11,7 @@ With ``--pgn-folder`` the calibration can be spread over several sittings: a mat
 whose games are all in the folder is read back instead of played again.
 
 ``measure`` prints the table of matches and the fitted ``[levels] elo_of_level``
-(paste it into src/blitzaco/config.toml); ``verify`` prints its table. The engine
+(paste it into config.toml); ``verify`` prints its table. The engine
 is this checkout's (``--engine`` to change it, cutechess-cli style as
 scripts/match.py), Stockfish the one on PATH or in /usr/games. The logic lives in
 blitzaco.tools.calibrate.

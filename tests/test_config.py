@@ -11,7 +11,8 @@ from uci_driver import ENGINE_COMMAND
 
 from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml, load_config
 
-SHIPPED = Path(__file__).parent.parent / "src" / "blitzaco" / "config.toml"
+#: The one source of the defaults, at the top of the repository.
+SHIPPED = Path(__file__).parent.parent / "config.toml"
 
 
 def test_shipped_config_is_exactly_the_defaults() -> None:

@@ -42,6 +42,11 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
         capture_output=True, text=True, check=True,
     ).stdout.split()
     assert "blitzaco/assets/book.bin" in listing
+    # The defaults are the top-level config.toml, exactly its values (the binary reads
+    # the parsed copy the build made of that file).
+    assert "blitzaco/config.toml" in listing
+    printed = subprocess.run([str(binary), "config"], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert printed == (ROOT / "config.toml").read_text()
     # The search compiled (setup.py, mypyc) where this machine can compile it, else pure.
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import chess
@@ -138,3 +139,74 @@ def test_when_the_compiler_fails_the_wheel_is_pure_and_plays(tmp_path: Path) -> 
 def test_pure_on_request(tmp_path: Path) -> None:
     site, _ = _build(tmp_path, {"BLITZACO_PURE": "1"})
     assert _compiled(site) == {Path(path).stem: False for path in NATIVE}
+
+
+# ------------------------------------------------------------- the defaults file
+
+
+def _build_script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("build_binary", ROOT / "scripts" / "build_binary.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+def _checkout_with_other_defaults(tmp_path: Path) -> tuple[Path, str]:
+    """A copy of the checkout whose top-level config.toml says aspiration_window = 41
+    (40 here): a build or an install that reads any other copy shows 40."""
+    checkout = _build_script().copy_checkout(tmp_path / "checkout")
+    text = (checkout / "config.toml").read_text()
+    assert "\naspiration_window = 40\n" in text
+    text = text.replace("\naspiration_window = 40\n", "\naspiration_window = 41\n")
+    (checkout / "config.toml").write_text(text)
+    return checkout, text
+
+
+def test_the_wheel_carries_the_top_level_config_toml(tmp_path: Path) -> None:
+    """config.toml at the top of the repository is the one source of the defaults:
+    the build copies it into the package (setup.py's build_py), and the installed
+    engine reads exactly its values."""
+    checkout, text = _checkout_with_other_defaults(tmp_path)
+    assert not (checkout / "src" / "blitzaco" / "config.toml").exists()  # no second copy kept by hand
+    site, _ = _build_script().build_wheel(tmp_path / "build", {"BLITZACO_PURE": "1"}, root=checkout)
+    assert (site / "blitzaco" / "config.toml").read_text() == text
+    assert _run(site, "-m", "blitzaco", "config") == text
+    code = "from blitzaco.config import defaults_path; print(defaults_path())"
+    assert _run(site, "-c", code).strip() == str(site / "blitzaco" / "config.toml")
+
+
+def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> None:
+    """An editable install (setuptools' editable wheel, as pip install -e builds it)
+    carries no copy of the defaults: it reads the checkout's top-level config.toml,
+    so an edit of that file is seen at once."""
+    checkout, text = _checkout_with_other_defaults(tmp_path)
+    out = tmp_path / "editable"
+    subprocess.run(
+        [sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_editable({str(out)!r})"],
+        cwd=checkout, check=True, capture_output=True, timeout=600,
+    )
+    (wheel,) = out.glob("blitzaco-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [name for name in archive.namelist() if name.endswith("config.toml")]
+        archive.extractall(site)
+    # Without this environment's own site-packages processing (its .pth files may
+    # install another copy of the engine, and its editable finder module has the same
+    # name): the editable install's .pth processed first, then the packages it needs.
+    packages = [path for path in sys.path if path.endswith("site-packages")]
+    code = (
+        f"import sys, site; site.addsitedir({str(site)!r}); sys.path += {packages!r}\n"
+        "import blitzaco.config as config; print(config.__file__); print(config.defaults_path())\n"
+        "print(config.dump_toml(), end='')\n"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          check=True, timeout=120)
+    module, defaults, printed = done.stdout.split("\n", 2)
+    assert module == str(checkout / "src" / "blitzaco" / "config.py")
+    assert defaults == str(checkout / "config.toml")
+    assert printed == text
+    (checkout / "config.toml").write_text(text.replace("aspiration_window = 41", "aspiration_window = 42"))
+    again = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                           check=True, timeout=120)
+    assert "aspiration_window = 42" in again.stdout

@@ -357,17 +357,38 @@ def test_adopted_weights_become_the_defaults(tmp_path: Path) -> None:
                  "spectral": {"entropy": -77.5}},
         "search": {"futility_margin": 120},
     })
-    # A copy of the package whose defaults file is adopted into.
-    package = tmp_path / "src" / "blitzaco"
-    shutil.copytree(Path(shipped_config_path()).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    assert adopt(tuned, package / "config.toml") == 6
+    # A copy of the checkout (the package, and the defaults at its top) adopted into.
+    assert shipped_config_path() == ROOT / "config.toml"  # the checkout's one source of the defaults
+    shutil.copytree(ROOT / "src" / "blitzaco", tmp_path / "src" / "blitzaco",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    defaults = tmp_path / "config.toml"
+    shutil.copy(ROOT / "config.toml", defaults)
+    assert adopt(tuned, defaults) == 6
     code = "from blitzaco.config import Config, dump_toml; print(dump_toml(Config()), end='')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(tmp_path / "src")}).stdout
     assert out == dump_toml(tuned)
     shipped = shipped_config_path().read_text()
-    assert adopt(Config(), package / "config.toml") == 0
-    assert (package / "config.toml").read_text() == shipped
+    assert adopt(Config(), defaults) == 0
+    assert defaults.read_text() == shipped
+
+
+def test_tune_adopt_writes_the_top_level_config_of_its_checkout(tmp_path: Path) -> None:
+    """scripts/tune.py adopt, run from a checkout, rewrites that checkout's top-level
+    config.toml (the one source of the defaults), and nothing in the package."""
+    for folder in ("src", "scripts"):
+        shutil.copytree(ROOT / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.egg-info"))
+    shutil.copy(ROOT / "config.toml", tmp_path / "config.toml")
+    tuned = tmp_path / "tuned.toml"
+    tuned.write_text("[search]\nfutility_margin = 123\n")
+    done = subprocess.run([sys.executable, str(tmp_path / "scripts" / "tune.py"), "adopt", str(tuned)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path / "src")})
+    assert done.returncode == 0, done.stderr
+    assert str(tmp_path / "config.toml") in done.stdout
+    assert "futility_margin = 123\n" in (tmp_path / "config.toml").read_text()
+    assert not (tmp_path / "src" / "blitzaco" / "config.toml").exists()
 
 
 def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
@@ -380,7 +401,7 @@ def test_tune_script_runs_end_to_end(positions: Path, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "candidates" in result.stdout and (tmp_path / "run" / "tuned.toml").is_file()
-    shipped = (ROOT / "src" / "blitzaco" / "config.toml").read_text()
+    shipped = (ROOT / "config.toml").read_text()
     assert shipped == dump_toml(Config())  # the run did not touch the shipped file
     missing = subprocess.run([sys.executable, str(script), "ga", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=120)

@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     perft.add_argument(
         "--core", action="store_true", help="walk the engine's own board (blitzaco.board) instead of the search's"
     )
-    commands.add_parser("config", help="print the built-in configuration as TOML (blitzaco/config.toml, the defaults)")
+    commands.add_parser("config", help="print the built-in configuration as TOML (config.toml, the defaults)")
     analyse = commands.add_parser("analyse", help="classify every move of the games in a PGN file")
     analyse.add_argument("pgn", help="the games")
     budget = analyse.add_mutually_exclusive_group()

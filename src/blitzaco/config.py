@@ -1,10 +1,13 @@
 """Every tunable number of the engine, read once from TOML into frozen dataclasses.
 
-The defaults live in the shipped ``blitzaco/config.toml`` (package data), read and
-checked as strictly as a user's file when this module is imported; this module holds
-the schema (types, ranges, the help of every key) and writes TOML back
-(``blitzaco config`` prints the defaults, and a test proves that its output is the
-shipped file byte for byte; ``tune.py adopt`` rewrites that data file, never code).
+The defaults live in one file, ``config.toml`` at the top of the repository, read and
+checked as strictly as a user's file when this module is imported. A build copies it
+into the package (setup.py's build_py: wheels, and the binary built from the wheel),
+so an installed engine reads ``blitzaco/config.toml``; a source checkout and an
+editable install read the top-level file itself (:func:`defaults_path`). This module
+holds the schema (types, ranges, the help of every key) and writes TOML back
+(``blitzaco config`` prints the defaults, and a test proves that its output is that
+file byte for byte; ``tune.py adopt`` rewrites that file, never code).
 A file given with the ``ConfigFile`` UCI option replaces the defaults key by key:
 keys it leaves out keep their default, an unknown key or a value of the wrong type
 is refused with a :class:`ConfigError` that names the key.
@@ -43,6 +46,7 @@ __all__ = [
     "ThreadsConfig",
     "WdlConfig",
     "LevelsConfig",
+    "defaults_path",
     "dump_toml",
     "load_config",
     "read_toml",
@@ -172,16 +176,35 @@ _HEADER = """\
 """
 
 
-def _shipped_defaults() -> dict[str, Any]:
-    """The shipped ``config.toml`` (package data; beside the frozen build's files),
-    parsed: the source of every default."""
+#: The package's copy of the defaults, which a build puts there (installed engines).
+_PACKAGE_CONFIG = Path(__file__).with_name("config.toml")
+#: src/blitzaco/config.py -> the checkout's config.toml (a source checkout, an
+#: editable install).
+_CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.toml"
+
+
+def defaults_path() -> Path | None:
+    """The file the defaults are read from: beside a frozen build's files, the
+    installed package's ``blitzaco/config.toml``, or the top-level ``config.toml`` of
+    the checkout this module runs from; None when the package is in a zip file."""
     frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:  # the build put the parsed copy beside the file
-        folder = Path(frozen_root) / "blitzaco"
-        return _cached_parse(folder / "config.toml", folder / CONFIG_CACHE_NAME, write=False)
-    path = Path(__file__).with_name("config.toml")
-    if path.is_file():
-        return _cached_parse(path, path.parent / "__pycache__" / CONFIG_CACHE_NAME, write=not sys.dont_write_bytecode)
+    if frozen_root is not None:
+        return Path(frozen_root) / "blitzaco" / "config.toml"
+    for path in (_PACKAGE_CONFIG, _CHECKOUT_CONFIG):
+        if path.is_file():
+            return path
+    return None
+
+
+def _shipped_defaults() -> dict[str, Any]:
+    """The defaults' ``config.toml`` (:func:`defaults_path`), parsed: the source of
+    every default."""
+    path = defaults_path()
+    if getattr(sys, "_MEIPASS", None) is not None and path is not None:  # the build put the parsed copy beside it
+        return _cached_parse(path, path.with_name(CONFIG_CACHE_NAME), write=False)
+    if path is not None:
+        cache = _PACKAGE_CONFIG.with_name("__pycache__") / CONFIG_CACHE_NAME
+        return _cached_parse(path, cache, write=not sys.dont_write_bytecode)
     from importlib import resources  # installed in a zip file: nothing to cache beside it
 
     return _parse_toml(resources.files("blitzaco").joinpath("config.toml").read_bytes())
@@ -194,7 +217,7 @@ def _parse_toml(data: bytes) -> dict[str, Any]:
 
 
 #: The file name of the parsed defaults' copy: in the ``__pycache__`` folder beside
-#: config.toml (installed), or beside it (frozen; written by the build).
+#: this module, or beside config.toml in a frozen build (written by the build).
 CONFIG_CACHE_NAME = f"config.toml.{sys.implementation.cache_tag}.marshal"
 
 

@@ -14,5 +14,5 @@ The engine never imports this package (torch lives here). Front end:
 * :mod:`blitzaco.tools.tune.optimise`: the genetic algorithm and simulated annealing, with
   checkpoints, a CSV log, a plot and a progress bar;
 * :mod:`blitzaco.tools.tune.adopt`: writes tuned weights into the defaults' data
-  file ``blitzaco/config.toml``.
+  file, the top-level ``config.toml``.
 """

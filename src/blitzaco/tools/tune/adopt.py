@@ -1,8 +1,8 @@
 """Make tuned weights the shipped defaults.
 
-The defaults live in the data file ``blitzaco/config.toml`` (shipped as package
-data and read at start-up, checked as strictly as a user's file), so adopting a
-tuned config writes that file: the tuned values with every key's documentation, as
+The defaults live in one data file, ``config.toml`` at the top of the repository
+(copied into the package by a build, read at start-up, checked as strictly as a
+user's file), so adopting a tuned config writes that file: the tuned values with every key's documentation, as
 ``blitzaco config`` prints it. Nothing happens unless asked (``scripts/tune.py
 adopt``).
 """
@@ -22,8 +22,12 @@ __all__ = ["adopt", "changed_fields", "shipped_config_path"]
 
 
 def shipped_config_path() -> Path:
-    """The package's ``config.toml``: the source of the defaults."""
-    return Path(config_module.__file__).with_name("config.toml")
+    """The ``config.toml`` the defaults are read from: the checkout's top-level file
+    (an installed engine's copy in its package otherwise)."""
+    path = config_module.defaults_path()
+    if path is None:
+        raise FileNotFoundError("the defaults are read from a zip file: no config.toml to write")
+    return path
 
 
 def changed_fields(new: Config, old: Config | None = None) -> dict[tuple[str, str], Any]:
@@ -44,7 +48,7 @@ def changed_fields(new: Config, old: Config | None = None) -> dict[tuple[str, st
 
 
 def adopt(new: Config, path: Path | None = None) -> int:
-    """Write *new* as the defaults file (the package's ``config.toml`` by default);
+    """Write *new* as the defaults file (:func:`shipped_config_path` by default);
     returns the number of fields that changed. A temporary file beside it, then a
     rename: an interrupted adopt leaves the old file whole."""
     path = path if path is not None else shipped_config_path()
