@@ -1,12 +1,21 @@
 """Thousands of random and malformed lines into one engine process: it stays
-alive, keeps its last good position and keeps answering isready."""
+alive, keeps its last good position, keeps answering isready, and answers every go
+for that position or, after a refused position, with no move; go perft counts only
+that position. Among the lines: pipes named as files, movestogo beyond 50, go perft,
+tablebases with a corrupt table, pheromone files that cannot be learnt into, FENs
+with an impossible en passant square or castling right."""
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+from pathlib import Path
 
 import chess
-from uci_driver import UciProcess
+from uci_driver import DATA, UciProcess
+
+from blitzaco.pheromone import write_memory
 
 GOOD_POSITION = "position startpos moves e2e4 c7c5 g1f3 d7d6"
 VOCABULARY = [
@@ -17,12 +26,33 @@ VOCABULARY = [
     "infinite", "ponder", "searchmoves", "d", "eval", "e2e4", "e7e5", "a1a8", "0000", "e1g1",
     "-1", "0", "1", "2", "7", "50", "999999999999999999999", "nan", "1e9", "0x10", "",
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b", "KQkq", "-", "\t", "ß", "♞", "\x00",
+    "perft", "BookFile", "PheromoneFile", "SyzygyPath", "e6", "book.fifo",
 ]
 SAFE_GO = [
     "depth 1", "depth 2", "nodes 50", "nodes 300", "movetime 20", "wtime 200 btime 200", "mate 1",
     # a clock for the side not to move only (White is to move in the kept position),
     # or a bad number for the side to move's: the engine must still answer by itself
     "btime 1000 binc 0", "wtime abc btime 100",
+    # movestogo beyond 50 reads as 50; go perft counts instead of searching
+    "wtime 100000 btime 100000 movestogo 10000", "perft 1", "perft 2", "perft 3 wtime 100",
+]
+#: Files the fuzzed options name, made in the engine's working folder by the test.
+FILE_OPTIONS = [
+    "setoption name BookFile value book.fifo", "setoption name Debug Log File value book.fifo",
+    "setoption name ConfigFile value book.fifo", "setoption name PheromoneFile value book.fifo",
+    "setoption name BookFile value <empty>", "setoption name Debug Log File value fuzz.log",
+    "setoption name Debug Log File value <empty>", "setoption name OwnBook value true",
+    "setoption name PheromoneFile value read-only.bin", "setoption name PheromoneFile value notes.txt",
+    "setoption name PheromoneLearning value true", "setoption name PheromoneLearning value false",
+    "setoption name SyzygyPath value tables", "setoption name SyzygyPath value <empty>",
+    "setoption name Threads value 1",
+]
+#: Positions the engine accepts with their impossible part dropped (each is sent with
+#: the good position right after it, so that no go sees it).
+DROPPED_PARTS = [
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1",
+    "position fen r3k3/8/8/8/8/8/8/4K2R w KQkq - 0 1",
+    "position fen 4k3/8/8/8/8/8/8/4K3 w KQkq c6 0 1",
 ]
 
 
@@ -94,13 +124,15 @@ def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
                 text = "position " + rng.choice(["", "fen", "startpos junk", "fen 8/8/8/8/8/8/8/8 w - - 0 1",
                                                  "fen 4k3/8/8/8/8/8/8/4K2k w - - 0 1",
                                                  "fen 4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
-                                                 "fen 4k3/8/8/8/8/8/8/4K3 w - e3 0 1", "moves e2e4"])
+                                                 "fen 4k3/8/8/8/8/8/8/P3K3 w KQkq e6 0 1",  # refused all the same
+                                                 "fen 4k2R/8/8/8/8/8/8/4K3 w Kk e3 0 1", "moves e2e4"])
             line = text.encode("utf-8")
         elif kind < 0.8:
             line = rng.choice([
                 "go " + rng.choice(SAFE_GO),
                 "go depth", "go depth x", "go depth -3", "go nodes 0", "go movetime -5", "go wtime", "go mate 0",
                 "go searchmoves a1a1 zz", "go " + rng.choice(SAFE_GO) + " searchmoves e7e5",
+                "go perft", "go perft 0", "go perft -1", "go perft x", "go perft 101", "go perft 9",
                 "go infinite", "go ponder wtime 500 btime 500",  # answered at the next stop, ponderhit or go
                 "ponderhit",
             ]).encode("utf-8")
@@ -112,7 +144,10 @@ def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
                 "setoption name ConfigFile value /nonexistent/config.toml",
                 "setoption name BookFile value /nonexistent.bin",
                 "setoption name SyzygyPath value /nonexistent", "debug", "debug maybe", "register later",
+                *FILE_OPTIONS,
             ]).encode("utf-8")
+            if rng.random() < 0.1:
+                lines += [rng.choice(DROPPED_PARTS).encode("utf-8"), GOOD_POSITION.encode("utf-8")]
         elif kind < 0.95:
             line = rng.choice([b"", b"   ", b"\t\t", b"\x00\x00", b"\xff\xfe\xfd", b"go \xc3\x28", ("♜" * 50).encode()])
         else:
@@ -127,11 +162,28 @@ def _fuzz_lines(rng: random.Random, count: int) -> list[bytes]:
     return lines
 
 
-def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path) -> None:
+def _files_the_options_name(folder: Path) -> dict[str, bytes]:
+    """The files FILE_OPTIONS name, in the engine's working *folder*: a FIFO (no
+    writer, no reader), a read-only memory file, a text file, and tables with a
+    corrupt one beside good ones. Returns the contents that must not change."""
+    os.mkfifo(folder / "book.fifo")
+    write_memory(folder / "read-only.bin", {})
+    (folder / "read-only.bin").chmod(0o444)
+    (folder / "notes.txt").write_text("my notes\n")
+    tables = folder / "tables"
+    tables.mkdir()
+    for name in ("KRvK.rtbw", "KRvK.rtbz", "KQvK.rtbz"):
+        shutil.copy(DATA / "syzygy" / name, tables / name)
+    (tables / "KQvK.rtbw").write_bytes(bytes(reversed((DATA / "syzygy" / "KQvK.rtbw").read_bytes())))
+    return {name: (folder / name).read_bytes() for name in ("read-only.bin", "notes.txt")}
+
+
+def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path: Path) -> None:
     rng = random.Random(20261122)
     expected = chess.Board()
     for uci in GOOD_POSITION.split()[3:]:
         expected.push_uci(uci)
+    kept = _files_the_options_name(tmp_path)
     with UciProcess(cwd=tmp_path) as uci:
         uci.handshake()
         uci.send(GOOD_POSITION)
@@ -159,9 +211,27 @@ def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path) -> None:
         answers = [line.split()[1] for line in uci.seen if line.startswith("bestmove")]
         assert "0000" in answers and len(set(answers)) > 1
         assert all(move == "0000" or chess.Move.from_uci(move) in expected.legal_moves for move in answers)
+        # go perft counted the kept position, to some depth, and nothing else.
+        counts = {int(line.split()[-1]) for line in uci.seen if line.startswith("Nodes searched: ")}
+        perft = {depth: _perft(expected, depth) for depth in (1, 2, 3)}
+        assert counts and counts <= set(perft.values()), (counts, perft)
         # still fully working: a real search once the position is given again
         uci.send(GOOD_POSITION)
         uci.send("go depth 2")
         best = uci.read_until("bestmove")[-1].split()[1]
         assert chess.Move.from_uci(best) in expected.legal_moves
         assert not any(b"Traceback" in chunk for chunk in uci.stderr), b"".join(uci.stderr)[-2000:]
+    assert {name: (tmp_path / name).read_bytes() for name in kept} == kept
+    assert (tmp_path / "read-only.bin").stat().st_mode & 0o777 == 0o444
+    assert not [path.name for path in tmp_path.rglob("*") if path.name.endswith((".lock", ".tmp"))]
+
+
+def _perft(board: chess.Board, depth: int) -> int:
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += _perft(board, depth - 1)
+        board.pop()
+    return total
