@@ -44,8 +44,16 @@ from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 from librt.vecs import vec
 from mypy_extensions import i64
 
-if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
-    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
+
+def _probe() -> None:
+    """Compiled by mypyc, a native function; interpreted, a Python function."""
+
+
+#: Whether the native core runs interpreted (not compiled by mypyc). Its modules are
+#: compiled together or not at all, so this one test serves them all.
+INTERPRETED: Final = type(_probe).__name__ == "function"
+if INTERPRETED and not TYPE_CHECKING:  # never entered compiled (mypyc skips such blocks)
+    class vec:  # noqa: F811 -- interpreted, a Python list indexes faster than librt's vec
         def __class_getitem__(cls, item: object) -> type:
             return list
 

@@ -27,14 +27,10 @@ import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
-if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
-    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
-        def __class_getitem__(cls, item: object) -> type:
-            return list
-
 from blitzaco.board import (
     BISHOP,
     EMPTY,
+    INTERPRETED,
     KING,
     KNIGHT,
     MAX_PLY,
@@ -49,6 +45,9 @@ from blitzaco.board import (
     Board,
 )
 from blitzaco.config import EvalConfig
+
+if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
+    from blitzaco.board import vec  # noqa: F811
 
 __all__ = ["Classical", "TERM_NAMES", "FULL_PHASE", "SCALE_NORMAL"]
 

@@ -33,14 +33,10 @@ import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
-if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
-    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
-        def __class_getitem__(cls, item: object) -> type:
-            return list
-
 from blitzaco.board import (
     BISHOP,
     EMPTY,
+    INTERPRETED,
     KING,
     KING_STEPS,
     KNIGHT,
@@ -78,6 +74,9 @@ from blitzaco.search import (
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Poll
 from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, Table, entry_bound, entry_depth, entry_move, entry_score
+
+if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
+    from blitzaco.board import vec  # noqa: F811
 
 __all__ = ["NativeSearch", "see_ge"]
 

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Final, Protocol
 from librt.vecs import vec
 from mypy_extensions import i64
 
-if not TYPE_CHECKING and __file__.endswith((".py", ".pyc")):
-    class vec:  # noqa: F811 -- interpreted, a list indexes faster than librt's vec; compiled, never run
-        def __class_getitem__(cls, item: object) -> type:
-            return list
+from blitzaco.board import INTERPRETED
+
+if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
+    from blitzaco.board import vec  # noqa: F811
 
 __all__ = [
     "Table",
