@@ -110,13 +110,29 @@ def test_the_engine_searches_natively_only_when_it_can() -> None:
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     on = test_search.searching_engine()  # patched: native
     assert isinstance(on.tt, NativeTable)
-    off = Engine(Config())
+    plain_config = Config()
+    off = Engine(dataclasses.replace(plain_config, search=dataclasses.replace(plain_config.search, native=False)))
     off.set_option("own_book", False)
     assert on.think(board, Limits(depth=6)).nodes != off.think(board, Limits(depth=6)).nodes
     pheromone = dataclasses.replace(Config().pheromone, enabled=True)
     with_trails = dataclasses.replace(_native(None), pheromone=pheromone)
     fallback = Engine(with_trails)
     fallback.set_option("own_book", False)
-    plain = Engine(dataclasses.replace(Config(), pheromone=pheromone))
+    plain = Engine(dataclasses.replace(off.config, pheromone=pheromone))
     plain.set_option("own_book", False)
     assert fallback.think(board, Limits(depth=4)).nodes == plain.think(board, Limits(depth=4)).nodes
+
+
+def test_the_native_table_takes_its_memory_on_isready_not_on_the_clock() -> None:
+    """The table's memory is taken by prepare (what isready calls), kept by clear
+    (ucinewgame) and resize empties it; not at start-up, which stays quick."""
+    engine = test_search.searching_engine()  # patched: native
+    table = engine.tt
+    assert isinstance(table, NativeTable) and len(table.keys) == 0
+    engine.prepare()
+    assert len(table.keys) == len(table) == table.mask + 1
+    table.store(12345, 77, 10, 3, EXACT)
+    engine.new_game()
+    assert len(table.keys) == len(table) and table.probe(12345) is None
+    engine.set_option("hash_mb", 2)
+    assert len(table.keys) == 0 and len(table) == 2 * 1024 * 1024 // 16

@@ -205,9 +205,12 @@ class NativeTable:
         return int(self.mask + 1)
 
     def clear(self) -> None:
-        """Empty the table (its memory is taken again when next needed)."""
+        """Empty the table (keeping its memory when it holds it)."""
+        held = len(self.keys) != 0
         self.keys = vec[i64]()
         self.data = vec[i64]()
+        if held:
+            self.allocate()
         self.generation = 0
 
     def new_search(self) -> None:

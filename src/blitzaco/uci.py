@@ -418,6 +418,7 @@ class UciProtocol:
                 self.send(f"info string {message}")
 
     def _cmd_isready(self, args: list[str], rest: str) -> None:
+        self.engine.prepare()
         self.send("readyok")
 
     def _cmd_debug(self, args: list[str], rest: str) -> None:
