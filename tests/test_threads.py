@@ -30,7 +30,7 @@ from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.shm import shared_room
 from blitzaco.smp import MAX_HELPERS
 from blitzaco.timeman import Limits
-from blitzaco.tt import TranspositionTable
+from blitzaco.tt import NativeTable, TranspositionTable
 
 two_cores = pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
 has_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
@@ -249,7 +249,8 @@ def test_hash_resizes_the_shared_table_and_threads_1_ends_the_helpers() -> None:
         assert engine.think(chess.Board(), Limits(depth=3)).move is not None
         pool = engine.pool
         engine.set_option("threads", 1)
-        assert engine.pool is None and isinstance(engine.tt, TranspositionTable)
+        # Back to the single-process table, the native one with [search] native.
+        assert engine.pool is None and isinstance(engine.tt, (TranspositionTable, NativeTable))
         assert pool.helpers == 0
         assert engine.think(chess.Board(), Limits(depth=3)).move is not None
     finally:

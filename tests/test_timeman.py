@@ -315,16 +315,21 @@ def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyP
     """With [time] trim on, a search on the clock gets the trim (tied to its soft
     limit), a fixed-depth search does not; with it off, none does."""
     from blitzaco import engine as engine_module
+    from blitzaco import native_search
     from blitzaco.config import Config
 
     trims: list[object] = []
-    real_search = engine_module.Search
 
-    def recorded(*args: object, **kwargs: object) -> object:
-        trims.append(kwargs.get("trim"))
-        return real_search(*args, **kwargs)  # type: ignore[arg-type]
+    def recording(real: type) -> object:
+        def recorded(*args: object, **kwargs: object) -> object:
+            trims.append(kwargs.get("trim"))
+            return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine_module, "Search", recorded)
+        return recorded
+
+    # Whichever search the engine builds ([search] native chooses).
+    monkeypatch.setattr(engine_module, "Search", recording(engine_module.Search))
+    monkeypatch.setattr(native_search, "NativeSearch", recording(native_search.NativeSearch))
     config = Config()
     config = dataclasses.replace(config, time=dataclasses.replace(config.time, trim=trim))
     engine = engine_module.Engine(config)

@@ -341,6 +341,8 @@ class Engine:
         arrived; now by default). :meth:`stop` and :meth:`ponderhit` reach it from
         another thread."""
         report = report if report is not None else Reporter()
+        if start is None:
+            self.prepare()  # before the clock starts (a go's clock started when it arrived)
         return self._think(board, limits, self._new_clock(board, limits, report, start), report)
 
     def go(

@@ -18,15 +18,10 @@ the new entry's depth is at least the old one's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
 from librt.vecs import vec
 from mypy_extensions import i64
-
-from blitzaco.board import INTERPRETED
-
-if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
-    from blitzaco.board import vec  # noqa: F811
 
 __all__ = [
     "Table",
