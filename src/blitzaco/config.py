@@ -317,7 +317,7 @@ class SearchConfig:
         "Search on the engine's own board, compiled (blitzaco.native_search: the same rules, the classical "
         "evaluation's same numbers, its own move order) instead of on python-chess's board; only with the "
         "classical evaluation alone (no network, spectral or pheromone term) and Threads 1, else the "
-        "python-chess search runs."
+        "python-chess search runs. Interpreted (no C compiler), the native search is the slower of the two."
     )
     aspiration_depth: int = _param(
         "First iteration whose root search uses an aspiration window around the previous score (plies).", lo=1, hi=1000
