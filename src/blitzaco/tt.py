@@ -23,6 +23,8 @@ from typing import Final, Protocol
 from librt.vecs import vec
 from mypy_extensions import i64
 
+from blitzaco.board import INTERPRETED
+
 __all__ = [
     "Table",
     "Entry",
@@ -200,13 +202,22 @@ class NativeTable:
         return int(self.mask + 1)
 
     def clear(self) -> None:
-        """Empty the table (keeping its memory when it holds it)."""
-        held = len(self.keys) != 0
-        self.keys = vec[i64]()
-        self.data = vec[i64]()
-        if held:
-            self.allocate()
+        """Empty the table (keeping its memory when it holds it): compiled, zeroed in
+        place (a few milliseconds for 64 MB); interpreted, taken afresh (faster there
+        than a Python loop)."""
         self.generation = 0
+        if len(self.keys) == 0:
+            return
+        if INTERPRETED:
+            self.keys = vec[i64]()
+            self.data = vec[i64]()
+            self.allocate()
+            return
+        keys = self.keys
+        data = self.data
+        for index in range(len(keys)):
+            keys[index] = 0
+            data[index] = 0
 
     def new_search(self) -> None:
         self.allocate()
