@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Speed of the native core beside what it replaces, in CPU time of this process:
+
+    PYTHONPATH=build/HEAD/site python scripts/core_speed.py   # the compiled build (scripts/build_at.py)
+    python scripts/core_speed.py                              # the installed or source build
+
+* perft: leaves per second of ``blitzaco.board.perft`` and of the search's
+  python-chess walk (``blitzaco.perft``), start position depth 4 and Kiwipete
+  depth 3 (4 on the board);
+* evaluation: microseconds per evaluation of ``blitzaco.classical`` and of
+  ``blitzaco.evaluate`` over the positions of 20 seeded random games, each pass with
+  a fresh evaluator (every score computed, the pawn-structure cache shared within
+  the pass, as in a search).
+
+It prints which build it measured (compiled modules or pure).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import chess
+from blitzaco.perft import perft as chess_perft
+
+from blitzaco import board as core
+from blitzaco.classical import Classical
+from blitzaco.config import Config
+from blitzaco.evaluate import Evaluator
+from blitzaco.position import Position
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def _timed(function, *args):  # type: ignore[no-untyped-def]
+    start = time.process_time()
+    result = function(*args)
+    return result, time.process_time() - start
+
+
+def main() -> None:
+    compiled = not core.__file__.endswith((".py", ".pyc"))
+    print(f"build: {'compiled' if compiled else 'pure'} ({core.__file__})")
+    for fen, depth, chess_depth in ((chess.STARTING_FEN, 5, 4), (KIWIPETE, 4, 3)):
+        leaves, seconds = _timed(core.perft, core.Board.from_chess(chess.Board(fen)), depth)
+        print(f"perft board  {fen.split()[0][:16]:16} depth {depth}: {leaves:>9} leaves {seconds:7.3f} s "
+              f"{leaves / seconds:12,.0f} leaves/s")
+        leaves, seconds = _timed(chess_perft, chess.Board(fen), chess_depth)
+        print(f"perft search {fen.split()[0][:16]:16} depth {chess_depth}: {leaves:>9} leaves {seconds:7.3f} s "
+              f"{leaves / seconds:12,.0f} leaves/s")
+    rng = random.Random(1)
+    boards = []
+    for _ in range(20):
+        board = chess.Board()
+        for _ in range(80):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy(stack=False))
+    config = Config().eval
+    natives = [core.Board.from_chess(board) for board in boards]
+    passes = 20
+    start = time.process_time()
+    for _ in range(passes):
+        evaluator = Classical(config)
+        for native in natives:
+            evaluator.reset(native)
+            evaluator.evaluate(native)
+    native_us = (time.process_time() - start) / (passes * len(natives)) * 1e6
+    positions = [Position(board, Evaluator(config).psq) for board in boards]
+    start = time.process_time()
+    for _ in range(passes):
+        evaluator_old = Evaluator(config)
+        for position in positions:
+            evaluator_old.evaluate(position)
+    old_us = (time.process_time() - start) / (passes * len(positions)) * 1e6
+    print(f"evaluation over {len(boards)} positions: classical.py {native_us:.2f} us (reset included), "
+          f"evaluate.py {old_us:.2f} us")
+
+
+if __name__ == "__main__":
+    main()
