@@ -21,12 +21,12 @@ import random
 import time
 
 import chess
-from blitzaco.perft import perft as chess_perft
 
 from blitzaco import board as core
 from blitzaco.classical import Classical
 from blitzaco.config import Config
 from blitzaco.evaluate import Evaluator
+from blitzaco.perft import perft as chess_perft
 from blitzaco.position import Position
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
