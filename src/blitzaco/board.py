@@ -705,14 +705,7 @@ class Board:
         if squares[ahead] == EMPTY:
             code = origin | SQ64[ahead] << 6
             if last:
-                if noisy:
-                    out[n] = code | QUEEN << 12
-                    n += 1
-                else:
-                    out[n] = code | KNIGHT << 12
-                    out[n + 1] = code | ROOK << 12
-                    out[n + 2] = code | BISHOP << 12
-                    n += 3
+                n = _promotions(out, n, code, noisy)
             elif not noisy:
                 out[n] = code
                 n += 1
@@ -724,14 +717,7 @@ class Board:
             if target != EMPTY and target >> 3 == us ^ 1:
                 code = origin | SQ64[to] << 6
                 if last:
-                    if noisy:
-                        out[n] = code | QUEEN << 12
-                        n += 1
-                    else:
-                        out[n] = code | KNIGHT << 12
-                        out[n + 1] = code | ROOK << 12
-                        out[n + 2] = code | BISHOP << 12
-                        n += 3
+                    n = _promotions(out, n, code, noisy)
                 elif noisy:
                     out[n] = code
                     n += 1
@@ -898,6 +884,18 @@ class Board:
                 if colours == 3:
                     return False
         return True
+
+
+def _promotions(out: vec[i64], n: i64, code: i64, noisy: bool) -> i64:
+    """Write the promotions of the pawn move *code* for one stage (the queen's noisy,
+    the others quiet, as Stockfish splits them); return the index after them."""
+    if noisy:
+        out[n] = code | QUEEN << 12
+        return n + 1
+    out[n] = code | KNIGHT << 12
+    out[n + 1] = code | ROOK << 12
+    out[n + 2] = code | BISHOP << 12
+    return n + 3
 
 
 def _code_of(move: chess.Move) -> i64:
