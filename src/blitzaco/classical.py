@@ -40,11 +40,13 @@ from blitzaco.board import (
     SLIDER_STEPS,
     SLIDES_FROM,
     SLIDES_TO,
+    SQ64,
     SQ120,
     WHITE,
     Board,
 )
 from blitzaco.config import EvalConfig
+from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -53,8 +55,6 @@ __all__ = ["Classical", "TERM_NAMES", "FULL_PHASE", "SCALE_NORMAL"]
 
 #: Phase weight by piece type, the full phase, the scale's unit: as evaluate's.
 PHASE: Final = vec[i64]([0, 0, 1, 1, 2, 4, 0, 0])
-FULL_PHASE: Final = 24
-SCALE_NORMAL: Final = 64
 #: The rows of the trace, in evaluate's order (evaluate.TERMS).
 TERM_NAMES: Final = (
     "Material", "PST", "Pawns", "Passed", "Knights", "Bishops", "Rooks", "Queens", "Mobility",
@@ -193,12 +193,9 @@ FRONT: Final = _front_table()
 KING_FILES: Final = _table([
     sum(1 << f for f in range(max(0, sq % 8 - 1), min(7, sq % 8 + 1) + 1)) for sq in range(64)
 ])
-#: Mailbox square -> python-chess square, -1 on the border (board.SQ64).
-_SQ64: Final = vec[i64]([-1] * 120)
 #: Mailbox square -> its bit (0 on the border).
 BIT120: Final = vec[i64]([0] * 120)
 for _square in range(64):
-    _SQ64[SQ120[_square]] = _square
     BIT120[SQ120[_square]] = BIT[_square]
 #: Entries of the score cache (by position key) and of the pawn cache (by the two
 #: sides' pawns), each emptied as a whole when it is replaced (see Classical).
@@ -575,18 +572,18 @@ class Classical:
         bpa = black_pawn_attacks(bp)
         w_files = south_fill(north_fill(wp))
         b_files = south_fill(north_fill(bp))
-        wk = _SQ64[board.kings[0]]
-        bk = _SQ64[board.kings[1]]
+        wk = SQ64[board.kings[0]]
+        bk = SQ64[board.kings[1]]
         w_area = ~(bpa | wp | (kings & white))
         b_area = ~(wpa | bp | (kings & black))
         w_zone = KING_ATT[wk] | BIT[wk]
         b_zone = KING_ATT[bk] | BIT[bk]
         no_pawn_files = ~(w_files | b_files)
         wm, we, w_att, w_minor, w_rook, w_units, w_attackers = self._pieces(
-            board, WHITE, w_area, b_zone, w_outposts, no_pawn_files, ~w_files & b_files, bp, bk, occupied
+            board, WHITE, w_area, b_zone, w_outposts, no_pawn_files, ~w_files & b_files, bp, bk
         )
         bm, be, b_att, b_minor, b_rook, b_units, b_attackers = self._pieces(
-            board, 1, b_area, w_zone, b_outposts, no_pawn_files, ~b_files & w_files, wp, wk, occupied
+            board, 1, b_area, w_zone, b_outposts, no_pawn_files, ~b_files & w_files, wp, wk
         )
         mg += wm - bm
         eg += we - be
@@ -675,7 +672,7 @@ class Classical:
 
     def _pieces(
         self, board: Board, side: i64, area: i64, zone: i64, outposts: i64, open_files: i64,
-        semi_open_files: i64, their_pawns: i64, their_king: i64, occupied: i64,
+        semi_open_files: i64, their_pawns: i64, their_king: i64,
     ) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
         """evaluate._pieces: (mg, eg, attacked, by minors, by rooks, king-attack
         units, king attackers) of one side's knights, bishops, rooks and queens."""
@@ -697,7 +694,7 @@ class Classical:
         last = self.white_pieces if side == WHITE else 64
         for slot in range(first, last):
             origin = self.pieces[slot]
-            square = _SQ64[origin]
+            square = SQ64[origin]
             piece = squares[origin]
             kind = piece & 7
             if kind == KNIGHT:
