@@ -35,6 +35,7 @@ NATIVE = [
     "src/blitzaco/evaluate.py",
     "src/blitzaco/movepick.py",
     "src/blitzaco/native_search.py",
+    "src/blitzaco/native_net.py",
     "src/blitzaco/moves.py",
     "src/blitzaco/position.py",
     "src/blitzaco/search.py",

@@ -110,3 +110,36 @@ def test_signed_bitboard_operations_match_unsigned_ones() -> None:
         not_a, not_h = full & ~chess.BB_FILE_A, full & ~chess.BB_FILE_H
         assert sideways(value) == signed(((bits & not_a) >> 1) | ((bits & not_h) << 1))
         assert white_pawn_attacks(value) == signed(((bits & not_a) << 7) | ((bits & not_h) << 9))
+
+
+@pytest.mark.parametrize("classical", [True, False])
+def test_the_eval_command_reads_the_native_evaluator(classical: bool) -> None:
+    """``blitzaco eval`` (StaticEval.explain) traces the evaluator on the engine's
+    own board: every term, the phase, the scale, the blended sums and the score equal
+    evaluate.py's trace, and so does the printed table; with the classical terms off
+    too (material and tables only)."""
+    from blitzaco.evaluate import format_trace
+    from blitzaco.pheromone import Trails
+    from blitzaco.static_eval import StaticEval
+
+    config = Config()
+    config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, classical=classical))
+    static = StaticEval(config, Trails(config.pheromone))
+    rng = random.Random(11)
+    scales = set()
+    for game in range(12):
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        for _ in range(90):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            native, reference = static.classical_trace(board), static.classical.trace(board)
+            got = (native.terms, native.phase, native.scale, native.mg, native.eg, native.score)
+            assert got == (reference.terms, reference.phase, reference.scale, reference.mg, reference.eg,
+                           reference.score), board.fen()
+            scales.add(native.scale)
+    assert format_trace(native) == format_trace(reference)
+    assert static.explain(board)[: len(format_trace(reference))] == format_trace(reference)
+    if classical:
+        assert len(scales) > 1, "an endgame scale other than the normal one was met"

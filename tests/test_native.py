@@ -117,13 +117,15 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
 
 def _board_check(site: Path | None) -> str:
     """Perft 4 from the start, a random-game cross-check on blitzaco.board (it
-    raises on any difference from python-chess) and the classical evaluation on it
-    against blitzaco.evaluate (raises on any difference): the counts printed."""
+    raises on any difference from python-chess), the classical evaluation on it
+    against blitzaco.evaluate and the network on it against blitzaco.nnue (each
+    raises on any difference): the counts printed."""
     code = (
         "import chess\n"
         "from blitzaco.board import Board, perft\n"
-        "from blitzaco.tools.boardcheck import cross_check, eval_check\n"
-        "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100), eval_check(12, 20, 100))\n"
+        "from blitzaco.tools.boardcheck import cross_check, eval_check, net_check, random_net\n"
+        "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100), eval_check(12, 20, 100),\n"
+        "      net_check(random_net(16, 1), 13, 6, 80), net_check(random_net(8, 2, True), 14, 4, 60, 0.75))\n"
     )
     return _run(site, "-c", code)
 

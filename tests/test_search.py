@@ -10,7 +10,8 @@ from recorder import Recorder
 
 from blitzaco.engine import Engine
 from blitzaco.search import MATE, Bound, PvLine, mate_in
-from blitzaco.timeman import Limits, time_budget
+from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.turn import Turn
 
 
 def searching_engine(config=None) -> Engine:
@@ -349,10 +350,11 @@ def test_the_weak_pick_spares_a_mate_in_one_and_big_blunders_from_safe_level() -
     mates = lines(MATE - 1, MATE - 3, MATE - 3, MATE - 5)
     blunder = lines(100, 90, 80, 100 - levels.blunder_cp - 50)
 
+    turn = Turn(engine, board, Limits(depth=1), SearchControl(Limits(depth=1), None), Recorder())
+
     def picks(candidates: tuple[PvLine, ...], level: int) -> set[chess.Move]:
         top = candidates[0]
-        return {engine._weaker_pick(board, candidates, top.pv, top.score, level, Recorder())[0][0]
-                for _ in range(300)}
+        return {turn.weaker_pick(candidates, top.pv, top.score, level)[0][0] for _ in range(300)}
 
     assert picks(mates, levels.safe_level - 1) != {moves[0]}, "below safe_level a slower mate can be picked"
     assert moves[3] in picks(blunder, 0), "below safe_level the blunder can be picked"

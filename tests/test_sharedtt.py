@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from blitzaco.sharedtt import SharedTranspositionTable, pack
-from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable
+from blitzaco.sharedtt import SharedTranspositionTable, pack_entry
+from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, TranspositionTable
 
 
 @pytest.fixture
@@ -59,8 +59,8 @@ def test_foreign_and_torn_entries_read_as_misses(table: SharedTranspositionTable
     table.store(a, 77, 10, 5, EXACT)
     assert table.probe(b) is None  # a foreign entry: another key in the slot
     index = (a & table.mask) << 1
-    data_a = pack(77, 10, 5, EXACT, 0)
-    data_b = pack(99, -40, 9, LOWER, 0)
+    data_a = pack_entry(77, 10, 5, EXACT, 0)
+    data_b = pack_entry(99, -40, 9, LOWER, 0)
     # Torn: the key word of one writer beside the data word of the other.
     table.words[index], table.words[index + 1] = a ^ data_a, data_b
     assert table.probe(a) is None and table.probe(b) is None
@@ -79,19 +79,25 @@ def test_the_shared_table_replaces_as_the_list_table_does(table: SharedTransposi
     """Keys that share their low 16 bits meet in one slot of both tables: the same
     sequence of stores and searches leaves the same entries in both."""
     listed = TranspositionTable(1)
+    native = NativeTable(1)  # the process's own table of the native search
     rng = random.Random(7)
     keys = [rng.getrandbits(48) << 16 | 0x2A2A for _ in range(6)]
     for step in range(3000):
         if rng.random() < 0.05:
             listed.new_search()
+            native.new_search()
             table.new_search()
         key = rng.choice(keys)
         move = rng.choice((0, rng.randrange(1, 1 << 15)))
         args = (key, move, rng.randrange(-500, 500), rng.randrange(1, 20), rng.choice((EXACT, LOWER, UPPER)))
         listed.store(*args)
+        native.store(*args)
         table.store(*args)
         probe = rng.choice(keys)
-        assert table.probe(probe) == listed.probe(probe), step
+        assert table.probe(probe) == listed.probe(probe) == native.probe(probe), step
+        # The native search's view: signed keys, packed entries, the same as its own table's.
+        signed = probe - (1 << 64) if probe >= 1 << 63 else probe
+        assert table.find(signed) == native.find(signed), step
     assert listed.generation < 256  # the shared table keeps the generation's low 8 bits
 
 

@@ -11,7 +11,7 @@ from blitzaco.tools.smpbench import main, table_costs, time_to_depth
 
 def test_table_costs_are_reported_for_both_tables() -> None:
     costs = table_costs(operations=2000, hash_mb=1, rounds=1)
-    assert [cost.table for cost in costs] == ["list", "shared"]
+    assert [cost.table for cost in costs] == ["list", "native", "shared"]
     assert all(cost.probe_hit_us >= 0 and cost.probe_miss_us >= 0 and cost.store_us >= 0 for cost in costs)
 
 

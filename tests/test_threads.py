@@ -16,16 +16,18 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import chess
 import chess.engine
 import pytest
 from uci_driver import UciProcess, descendants, process_alive
 
+from blitzaco.config import Config
 from blitzaco.engine import MAX_THREADS, Engine
-from blitzaco.position import compute_key
+from blitzaco.position import Position, compute_key
+from blitzaco.search import Search, SearchPlan
 from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.shm import shared_room
 from blitzaco.smp import MAX_HELPERS
@@ -142,30 +144,72 @@ def test_isready_is_answered_while_two_threads_search(uci: UciProcess) -> None:
 # ------------------------------------------------------ the engine's own API
 
 
+def _with_native(native: bool) -> Config:
+    config = Config()
+    return replace(config, search=replace(config.search, native=native))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_helper_searches_on_the_board_the_main_search_would(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
+    """A helper builds its search from the same rule as the engine ([search] native,
+    the shared table being a native one): on the engine's own board when native is
+    on, on python-chess's when it is off; either fills the shared table."""
+    from blitzaco import native_search as search_module
+    from blitzaco.smp import _CONTROL_WORDS, _TOKEN, HelperSettings, _HelperSearcher
+
+    built: list[Search] = []
+    real_search = search_module.new_search
+
+    def recorded(pos: Position, plan: SearchPlan) -> Search:
+        search = real_search(pos, plan)
+        built.append(search)
+        return search
+
+    monkeypatch.setattr(search_module, "new_search", recorded)
+    table = SharedTranspositionTable(1)
+    words = memoryview(bytearray(8 * _CONTROL_WORDS)).cast("Q")
+    try:
+        helper = _HelperSearcher(words, 1, table, HelperSettings(_with_native(native)))
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        words[_TOKEN] = 7
+        helper.search(7, 1, board, list(board.legal_moves), 5)
+        assert [type(search).__name__ for search in built] == ["NativeSearch" if native else "Search"]
+        assert built[0].completed_depth >= 3 and built[0].nodes > 100
+        children = []
+        for move in board.legal_moves:
+            board.push(move)
+            children.append(compute_key(board))
+            board.pop()
+        assert sum(table.probe(key) is not None for key in children) >= len(children) // 2
+    finally:
+        words.release()
+        table.close()
+
+
 @two_cores
-def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("native", [True, False])
+def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
     """The limit is reached by the sum: the main search stops short of it on its
-    own, and the reported count is the main search's plus the helper's."""
-    from blitzaco import engine as engine_module
+    own, and the reported count is the main search's plus the helper's; the main
+    search runs on the board [search] native chooses, the shared table serving both."""
+    from blitzaco import turn
 
-    mains: list[engine_module.Search] = []
+    mains: list[Search] = []
+    real_search = turn.new_search
 
-    real_search = engine_module.Search
-
-    def recorded(*args: Any, **kwargs: Any) -> engine_module.Search:
-        # A wrapper, not a subclass: the compiled Search (setup.py) cannot be subclassed.
-        search = real_search(*args, **kwargs)
+    def recorded(pos: Position, plan: SearchPlan) -> Search:
+        search = real_search(pos, plan)
         mains.append(search)
         return search
 
-    monkeypatch.setattr(engine_module, "Search", recorded)
-    engine = Engine()
+    monkeypatch.setattr(turn, "new_search", recorded)
+    engine = Engine(_with_native(native))
     try:
         engine.set_option("own_book", False)
         engine.set_option("threads", 2)
         assert engine.pool is not None and engine.pool.wait_ready(STARTUP)
         result = engine.think(chess.Board(), Limits(nodes=40000))
-        assert len(mains) == 1
+        assert [type(search).__name__ for search in mains] == ["NativeSearch" if native else "Search"]
         main_nodes = mains[0].nodes
         assert result.nodes >= 40000
         assert main_nodes < 40000, "the helper's nodes count towards the limit"

@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from blitzaco.config import TimeConfig
-from blitzaco.search import MATE_BOUND
+from blitzaco.search import MATE_BOUND, SearchPlan
 from blitzaco.timeman import Limits, SearchControl, time_budget
 
 CONFIG = TimeConfig()
@@ -247,8 +247,9 @@ def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int
     """A search of TRIM_FEN to *max_depth* with the trim's signal *due* (None: no
     trim); returns (search, depths of the completed iterations)."""
     from blitzaco.config import Config
+    from blitzaco.native_search import new_search
     from blitzaco.pheromone import Trails
-    from blitzaco.search import Search, Trim
+    from blitzaco.search import Trim
     from blitzaco.static_eval import StaticEval
     from blitzaco.tt import TranspositionTable
 
@@ -256,8 +257,9 @@ def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int
     static = StaticEval(config, Trails(config.pheromone))
     board = chess.Board(TRIM_FEN)
     trim = Trim(due, depth, fall) if due is not None else None  # type: ignore[arg-type]
-    search = Search(static.position(board), static, TranspositionTable(1), config.search,
-                    SearchControl(Limits(depth=max_depth), None), list(board.legal_moves), trim=trim)
+    plan = SearchPlan(static, TranspositionTable(1), config.search, SearchControl(Limits(depth=max_depth), None),
+                      list(board.legal_moves), trim=trim)
+    search = new_search(static.position(board), plan)
     return search, [iteration.depth for iteration in search.iterate(max_depth)]
 
 
@@ -315,21 +317,17 @@ def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyP
     """With [time] trim on, a search on the clock gets the trim (tied to its soft
     limit), a fixed-depth search does not; with it off, none does."""
     from blitzaco import engine as engine_module
-    from blitzaco import native_search
+    from blitzaco import turn
     from blitzaco.config import Config
 
     trims: list[object] = []
+    real = turn.new_search
 
-    def recording(real: type) -> object:
-        def recorded(*args: object, **kwargs: object) -> object:
-            trims.append(kwargs.get("trim"))
-            return real(*args, **kwargs)
+    def recorded(pos: object, plan: SearchPlan) -> object:  # every search the engine builds
+        trims.append(plan.trim)
+        return real(pos, plan)  # type: ignore[arg-type]
 
-        return recorded
-
-    # Whichever search the engine builds ([search] native chooses).
-    monkeypatch.setattr(engine_module, "Search", recording(engine_module.Search))
-    monkeypatch.setattr(native_search, "NativeSearch", recording(native_search.NativeSearch))
+    monkeypatch.setattr(turn, "new_search", recorded)
     config = Config()
     config = dataclasses.replace(config, time=dataclasses.replace(config.time, trim=trim))
     engine = engine_module.Engine(config)

@@ -216,7 +216,6 @@ def _pairs(values: tuple[tuple[int, int], ...], index: int) -> vec[i64]:
     return vec[i64]([pair[index] for pair in values])
 
 
-@final
 class Classical:
     """The classical evaluation of :mod:`blitzaco.evaluate` for a :class:`Board`.
 
@@ -234,6 +233,9 @@ class Classical:
     top: i64
     #: When true, :meth:`evaluate` records the terms in :attr:`terms`.
     tracing: bool
+    traced_mg: i64
+    traced_eg: i64
+    traced_scale: i64
     #: ``terms[term * 4 + k]``: White mg, White eg, Black mg, Black eg (each colour's
     #: own view), as evaluate.Trace.terms.
     terms: vec[i64]
@@ -311,6 +313,11 @@ class Classical:
         self.top = 0
         self.tracing = False
         self.terms = vec[i64]([0] * (len(TERM_NAMES) * 4))
+        # What the last traced evaluation blended: White's midgame and endgame sums
+        # (tempo not included) and the endgame scale.
+        self.traced_mg = 0
+        self.traced_eg = 0
+        self.traced_scale = SCALE_NORMAL
         self.pieces = vec[i64]([0] * 64)
         self.cache_keys = vec[i64]([0] * EVAL_CACHE)
         self.cache_scores = vec[i64]([0] * EVAL_CACHE)
@@ -434,6 +441,7 @@ class Classical:
 
     # ------------------------------------------------------------ the score
 
+    @final
     def material_and_tables(self, board: Board) -> i64:
         """Material and tables alone, for the side to move (evaluate's function)."""
         return self._blend(self.mg[self.top], self.eg[self.top], self.phase[self.top], SCALE_NORMAL, board.side, 0, 0)
@@ -444,6 +452,9 @@ class Classical:
             for i in range(len(TERM_NAMES) * 4):
                 self.terms[i] = 0
             self._trace_tables(board)
+            self.traced_mg = self.mg[self.top]
+            self.traced_eg = self.eg[self.top]
+            self.traced_scale = SCALE_NORMAL
         if not self.classical:
             return self.material_and_tables(board)
         if self.tracing:
@@ -459,6 +470,7 @@ class Classical:
         self.cache_full[index] = 1
         return score
 
+    @final
     def _blend(self, mg: i64, eg: i64, phase: i64, scale: i64, side: i64, tempo_mg: i64, tempo_eg: i64) -> i64:
         if side != WHITE:
             mg = -mg
@@ -471,11 +483,13 @@ class Classical:
             phase = FULL_PHASE
         return (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE
 
+    @final
     def _add(self, term: i64, side: i64, mg: i64, eg: i64) -> None:
         """Record a contribution (only called when tracing)."""
         self.terms[term * 4 + side * 2] += mg
         self.terms[term * 4 + side * 2 + 1] += eg
 
+    @final
     def _trace_tables(self, board: Board) -> None:
         for square in range(64):
             piece = board.squares[SQ120[square]]
@@ -490,6 +504,7 @@ class Classical:
                     sign * self.psq_eg[piece * 64 + square] - self.value_eg[kind],
                 )
 
+    @final
     def _classical(self, board: Board) -> i64:
         squares = board.squares
         wp: i64 = 0
@@ -631,8 +646,13 @@ class Classical:
         mg += self.mg[top]
         eg += self.eg[top]
         scale = self._scale(wp | bp, white, black, knights, bishops, rooks, queens, eg)
+        if self.tracing:
+            self.traced_mg = mg
+            self.traced_eg = eg
+            self.traced_scale = scale
         return self._blend(mg, eg, self.phase[top], scale, board.side, self.tempo_mg, self.tempo_eg)
 
+    @final
     def _pawn_side(self, own: i64, theirs: i64, side: i64) -> tuple[i64, i64, i64, i64]:
         """evaluate._pawn_side: one side's structure seen from White's side."""
         own_att = white_pawn_attacks(own)
@@ -670,6 +690,7 @@ class Classical:
                 self._add(T_PASSED, side, passed_mg, passed_eg)
         return mg, eg, passed, outposts
 
+    @final
     def _pieces(
         self, board: Board, side: i64, area: i64, zone: i64, outposts: i64, open_files: i64,
         semi_open_files: i64, their_pawns: i64, their_king: i64,
@@ -760,6 +781,7 @@ class Classical:
         eg += mob_eg
         return mg, eg, minor | rook_attacks | queen_attacks, minor, rook_attacks, units, attackers
 
+    @final
     def _passers(self, side: i64, passed: i64, occupied: i64, own_king: i64, their_king: i64) -> tuple[i64, i64]:
         """evaluate._passers: free paths and king distances (the side's own view)."""
         mg: i64 = 0
@@ -787,6 +809,7 @@ class Classical:
             self._add(T_PASSED, side, mg, eg)
         return mg, eg
 
+    @final
     def _king(
         self, side: i64, king: i64, own_pawns: i64, own_files: i64, their_files: i64, units: i64, attackers: i64
     ) -> tuple[i64, i64]:
@@ -804,11 +827,13 @@ class Classical:
             self._add(T_KING, side, mg, eg)
         return mg, eg
 
+    @final
     def _non_pawn_material(self, side: i64, knights: i64, bishops: i64, rooks: i64, queens: i64) -> i64:
         npm = self.npm
         return (npm[KNIGHT] * popcount(knights & side) + npm[BISHOP] * popcount(bishops & side)
                 + npm[ROOK] * popcount(rooks & side) + npm[QUEEN] * popcount(queens & side))
 
+    @final
     def _scale(
         self, pawns: i64, white: i64, black: i64, knights: i64, bishops: i64, rooks: i64, queens: i64, eg: i64
     ) -> i64:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -26,15 +25,16 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from blitzaco.config import Config, ConfigError, load_config
-from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails, bundled_memory
-from blitzaco.position import compute_key, repetition_window
 from blitzaco.probe import Probe
-from blitzaco.search import MATE, MATE_BOUND, MAX_DEPTH, Bound, PvLine, Search, Trim, mate_in, tablebase_score
+from blitzaco.search import (
+    Bound,
+    mate_in,
+)
 from blitzaco.static_eval import StaticEval
-from blitzaco.timeman import IterationReport, Limits, Poll, SearchControl, Stability, time_budget
-from blitzaco.tt import MOVE, NativeTable, Table, TranspositionTable
-from blitzaco.wdl import material, wdl
+from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.tt import NativeTable, Table, TranspositionTable
+from blitzaco.turn import CurrMove, Reporter, SearchInfo, ThinkResult, Turn, print_traceback
 
 if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up stays light)
     from blitzaco.smp import HelperPool, HelperSettings
@@ -45,69 +45,11 @@ __all__ = [
 ]
 
 
-def print_traceback() -> None:
-    """Print the exception being handled to stderr (a bug: the GUI gets an ``info
-    string``, the log the traceback). ``traceback`` is imported here, not at start-up,
-    where it cost about 4 ms (it brings ``linecache``, ``tokenize`` and ``textwrap``)."""
-    import traceback
-
-    traceback.print_exc(file=sys.stderr)
-
 DEFAULT_HASH_MB = 64
 #: The largest Threads value: the number of cores, at most 1 + smp.MAX_HELPERS (a test
 #: checks that they agree).
 MAX_THREADS = max(1, min(os.cpu_count() or 1, 256))
-#: The root move being searched is reported only once the search is this old (ms).
-CURRMOVE_AFTER_MS = 1000.0
 
-
-@dataclass(frozen=True)
-class SearchInfo:
-    """Everything one ``info ... pv ...`` line carries."""
-
-    line: PvLine
-    nodes: int
-    time_ms: int
-    hashfull: int
-    tbhits: int
-    wdl: tuple[int, int, int] | None = None  # per mille, when UCI_ShowWDL asks for it
-
-    @property
-    def nps(self) -> int:
-        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else 0
-
-
-@dataclass(frozen=True)
-class CurrMove:
-    depth: int
-    move: chess.Move
-    number: int
-
-
-class Reporter:
-    """Receives the engine's reports; the default ignores them."""
-
-    def info(self, info: SearchInfo) -> None:
-        """A principal variation (complete, or a failed aspiration bound)."""
-
-    def currmove(self, currmove: CurrMove) -> None:
-        """The root move now being searched."""
-
-    def message(self, text: str) -> None:
-        """Something worth an ``info string``."""
-
-    def debug(self, text: str) -> None:
-        """A detail for debug mode (the time budget)."""
-
-
-@dataclass(frozen=True)
-class ThinkResult:
-    move: chess.Move | None
-    ponder: chess.Move | None = None
-    score: int | None = None
-    depth: int = 0
-    nodes: int = 0
-    source: str = "search"  # "search", "book", "tablebase" or "none" (no legal move)
 
 
 @dataclass(frozen=True)
@@ -169,7 +111,7 @@ class Engine:
         self.trails.load_later(bundled_memory())  # read when first used, after uciok
         self.static = StaticEval(self.config, self.trails)
         # The strength levels' draws (seeded: the same game replays the same way).
-        self._level_rng = random.Random(0x5EED)
+        self.level_rng = random.Random(0x5EED)
         # The clock of the search under way (or the last one) and its thread (go).
         self._control: SearchControl | None = None
         self._thread: threading.Thread | None = None
@@ -294,7 +236,7 @@ class Engine:
         from blitzaco.smp import HelperPool
 
         try:
-            pool = HelperPool(threads - 1, self.options.hash_mb, self._helper_settings())
+            pool = HelperPool(threads - 1, self.options.hash_mb, self.helper_settings())
         except (OSError, MemoryError) as err:
             self.tt = self._table(self.options.hash_mb)
             self.options = replace(self.options, threads=1)
@@ -308,16 +250,11 @@ class Engine:
         own board ([search] native), else the list table."""
         return NativeTable(megabytes) if self.config.search.native else TranspositionTable(megabytes)
 
-    def _helper_settings(self) -> HelperSettings:
+    def helper_settings(self) -> HelperSettings:
         from blitzaco.smp import HelperSettings
 
         options = self.options
         return HelperSettings(self.config, options.syzygy_path, options.syzygy_probe_limit)
-
-    def _trim(self, control: SearchControl) -> Trim | None:
-        """The iteration trim of ``[time]`` for a search on the clock, or None."""
-        cfg = self.config.time
-        return Trim(control.soft_expired, cfg.trim_depth, cfg.trim_fall) if cfg.trim else None
 
     def close(self) -> None:
         """End the helper processes and free the shared table (the engine then
@@ -467,210 +404,17 @@ class Engine:
         on_result(result)
 
     def _think(self, board: chess.Board, limits: Limits, control: SearchControl, report: Reporter) -> ThinkResult:
-        legal = list(board.legal_moves)
-        if not legal:
-            score = -MATE if board.is_check() else 0
-            chances = ((0, 0, 1000) if score else (0, 1000, 0)) if self.options.show_wdl else None
-            report.info(SearchInfo(PvLine(1, 0, 0, score, Bound.EXACT, ()), 0, 0, 0, 0, chances))
-            return ThinkResult(None, score=score, source="none")
-
-        root_moves = legal
-        if limits.searchmoves:
-            root_moves = [move for move in legal if move in limits.searchmoves] or legal
-
-        shown = self.options.multipv  # the lines the GUI asked for
-        analysing = limits.infinite or bool(limits.searchmoves) or shown > 1
-        if self.options.own_book and not analysing:
-            book, problem = self.probe.book_move(board)
-            if problem is not None:
-                report.message(problem)
-            if book is not None:
-                report.message(f"book move {board.uci(book.move)} (weight {book.weight} of {book.total_weight})")
-                line = self._score_book_move(board, book.move, control, report)
-                return ThinkResult(book.move, score=line.score, depth=line.depth, source="book")
-
-        tb_root, problem = (None, None) if limits.searchmoves else self.probe.tablebase_root(board, control.fits)
-        if problem is not None:
-            report.message(problem)
-        tb_score = None
-        if tb_root is not None:
-            root_moves = list(tb_root.moves)
-            tb_score = tablebase_score(tb_root.wdl, tb_root.dtz)
-            report.message(
-                f"tablebase: {_WDL_NAMES[tb_root.wdl]}, {len(root_moves)} of {len(legal)} moves keep it"
-                + (f", {tb_root.dtz} plies to zeroing" if tb_root.dtz else "")
-                + ("" if tb_root.by_dtz else " (by WDL: no time for DTZ)")
-                + (f" ({tb_root.unprobed} moves not probed in time)" if tb_root.unprobed else "")
-            )
-
-        self.tt.new_search()
-        pos = self.static.position(board)
-        trails = self.trails if self.config.pheromone.enabled else None
-        self.static.use_trails(trails is not None)
-        if trails is not None:
-            trails.evaporate()
-        variety = trails is not None and self.config.pheromone.variety and not analysing and limits.mate is None
-        multipv = max(shown, self.config.pheromone.variety_candidates) if variety else shown
-        level = self.level() if not analysing and limits.mate is None else 20
-        node_limit = limits.nodes
-        level_depth = MAX_DEPTH
-        if level < 20:
-            levels = self.config.levels
-            multipv = max(multipv, levels.pick_lines)
-            node_limit = min(node_limit or levels.level_nodes[level], levels.level_nodes[level])
-            level_depth = levels.level_depth[level]
-            report.message(f"strength level {level} of 20 (UCI_Elo {levels.elo_of_level[level]}): "
-                           f"{levels.pick_lines} lines to depth {level_depth}")
-        budget_known = control.budget is not None
-        # A game move on the clock: what the time manager's refinements ([time] adaptive,
-        # trim) are for; never analysis, mate searches or fixed limits.
-        on_clock = budget_known and not analysing and limits.mate is None
-        pieces = material(board) if self.options.show_wdl else 0
-        # With helpers, the node limit counts every process's nodes: the pool's poll
-        # checks it, and the info lines report the sum.
-        pool = self.pool
-        poll: Poll = control
-        if pool is not None:
-            pooled = pool.poll(control, node_limit)
-            poll, node_limit = pooled, None
-
-        def nodes() -> int:
-            return search.nodes + pool.helper_nodes() if pool is not None else search.nodes
-
-        def currmove(depth: int, move: chess.Move, number: int) -> None:
-            if control.elapsed_ms() >= CURRMOVE_AFTER_MS:
-                report.currmove(CurrMove(depth, move, number))
-
-        def publish(line: PvLine) -> None:
-            if line.multipv > shown:
-                return  # a roulette candidate the GUI did not ask for
-            elapsed = int(control.elapsed_ms())
-            if tb_score is not None and abs(line.score) < MATE_BOUND:
-                line = replace(line, score=tb_score)  # the tablebase knows better than the search
-            tbhits = search.tbhits + (tb_root.probes if tb_root is not None else 0)
-            report.info(SearchInfo(line, nodes(), elapsed, self.tt.hashfull(), tbhits, self._chances(line, pieces)))
-
-        search_class = Search
-        if pool is None and isinstance(self.tt, NativeTable) and self.static.classical_only():
-            from blitzaco.native_search import NativeSearch  # loaded only when [search] native is on
-
-            search_class = NativeSearch
-        search = search_class(
-            pos,
-            self.static,
-            self.tt,
-            self.config.search,
-            poll,
-            root_moves,
-            multipv=multipv,
-            node_limit=node_limit,
-            on_bound=publish,
-            on_currmove=currmove,
-            tablebase=self.probe if self.probe.tablebase is not None else None,
-            on_message=report.message,
-            trails=trails,
-            trim=self._trim(control) if on_clock else None,
-        )
-        max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
-        if level < 20:
-            max_depth = min(max_depth, level_depth)
-        stability = Stability(self.config.time) if self.config.time.adaptive and on_clock else None
-        if self.config.time.single_move and on_clock and len(root_moves) == 1:
-            # One legal move: a shallow search for a score and a ponder move, no more.
-            max_depth = min(max_depth, self.config.time.single_move_depth)
-        last_lines: tuple[PvLine, ...] = ()
-        if pool is not None:
-            pooled.search = search
-            report.debug(f"helpers: {pool.ready()} of {pool.helpers} ready")
-            try:
-                # Only the moves a repetition can reach back to: the whole game's move
-                # stack would be pickled for every search (0.4 ms at 130 plies).
-                recent = board.copy(stack=repetition_window(board))
-                for message in pool.start_search(recent, root_moves, max_depth, self.tt.generation,
-                                                 self._helper_settings()):
-                    report.message(message)
-            except Exception as err:  # the main search goes on without helpers
-                print_traceback()
-                report.message(f"error: helpers not started: {err!r}")
-        try:
-            for iteration in search.iterate(max_depth):
-                last_lines = iteration.lines
-                for line in iteration.lines:
-                    publish(line)
-                if trails is not None:
-                    trails.deposit_line(board, iteration.lines[0].pv)
-                best = iteration.lines[0].score
-                if limits.mate is not None and best >= MATE - 2 * limits.mate + 1:
-                    break
-                if stability is not None and iteration.lines[0].pv:
-                    done = IterationReport(iteration.depth, iteration.lines[0].pv[0], best, iteration.best_share)
-                    control.scale_soft(stability.update(done))
-                if control.soft_expired():
-                    break
-                if budget_known and abs(best) >= MATE_BOUND and iteration.depth >= 2 * (MATE - abs(best)) + 2:
-                    break  # a forced mate is proven; more depth will not change the move
-        finally:
-            if pool is not None:
-                # Only the main search watches the clock and chooses: its end ends theirs.
-                try:
-                    for message in pool.stop_search():
-                        report.message(message)
-                except Exception as err:
-                    print_traceback()
-                    report.message(f"error: helpers: {err!r}")
-
-        pv, score, depth = search.best_line()
-        if (
-            self.config.search.root_filter
-            and not search.stopped
-            and not analysing
-            and limits.mate is None
-        ):
-            choice = search.root_filter()
-            if choice is not None and choice.move != pv[0]:
-                report.message(
-                    f"root filter: {board.uci(choice.move)} (minimax {choice.minimax}, maximin {choice.maximin}, "
-                    f"mean {choice.mean:.0f}) instead of {board.uci(pv[0])}"
-                )
-                pv, score = (choice.move,), choice.minimax
-        if level < 20 and len(last_lines) > 1:
-            pv, score = self._weaker_pick(board, last_lines, pv, score, level, report)
-        elif variety and trails is not None and not search.stopped and len(last_lines) > 1:
-            pv, score = self._roulette(board, last_lines, pv, score, report)
-        if search.stopped:
-            # Report where the interrupted search ended: nodes and time as of now.
-            line = PvLine(1, depth, max(search.seldepth, depth), score, Bound.EXACT, pv)
-            if last_lines and last_lines[0].pv[:1] == pv[:1]:
-                line = last_lines[0]
-            publish(line)
-        ponder = pv[1] if len(pv) > 1 else self._ponder_from_tt(board, pv[0])
-        return ThinkResult(pv[0], ponder, score, depth, nodes(), "tablebase" if tb_root else "search")
-
-    def _chances(self, line: PvLine, pieces: int) -> tuple[int, int, int] | None:
-        """The win/draw/loss chances of *line*'s score with *pieces* on the board, when
-        UCI_ShowWDL asks for them."""
-        if not self.options.show_wdl:
-            return None
-        return wdl(line.score, pieces, self.config.wdl, mate_in(line.score))
-
-    def _score_book_move(
-        self, board: chess.Board, move: chess.Move, control: SearchControl, report: Reporter
-    ) -> PvLine:
-        """Report a book move as a search would, so that a match runner or a GUI has a
-        score to log and adjudicate with: a one-ply search of that move alone (its
-        quiescence search included; a few nodes), within the clock. Returns the line
-        reported."""
-        self.tt.new_search()
-        self.static.use_trails(self.config.pheromone.enabled)
-        search = Search(self.static.position(board), self.static, self.tt, self.config.search, control, [move])
-        for _ in search.iterate(1):
-            pass
-        pv, score, depth = search.best_line()
-        line = PvLine(1, depth, max(search.seldepth, depth), score, Bound.EXACT, pv)
-        elapsed = int(control.elapsed_ms())
-        pieces = material(board) if self.options.show_wdl else 0
-        report.info(SearchInfo(line, search.nodes, elapsed, self.tt.hashfull(), 0, self._chances(line, pieces)))
-        return line
+        """One move's steps (:class:`blitzaco.turn.Turn`): no legal move, a book move,
+        the tablebases' root moves, the search, the choice of the move to play."""
+        turn = Turn(self, board, limits, control, report)
+        if not turn.legal:
+            return turn.no_move()
+        book = turn.book_move()
+        if book is not None:
+            return book
+        turn.consult_tablebases()
+        turn.search()
+        return turn.choose()
 
     @property
     def pheromone_message(self) -> str | None:
@@ -700,68 +444,3 @@ class Engine:
             below = [level for level, elo in enumerate(table) if elo <= self.options.elo]
             return below[-1] if below else 0
         return self.options.skill_level
-
-    def _weaker_pick(
-        self, board: chess.Board, lines: tuple[PvLine, ...], pv: tuple[chess.Move, ...], score: int, level: int,
-        report: Reporter,
-    ) -> tuple[tuple[chess.Move, ...], int]:
-        """Stockfish's Skill pick among the searched lines: each score plus a random
-        push that grows with the weakness and the spread of the scores; the largest
-        wins. From ``safe_level`` up, a mate in one is always played and nothing
-        ``blunder_cp`` worse than the best is chosen."""
-        levels = self.config.levels
-        candidates = [line for line in lines if line.pv and line.bound == Bound.EXACT] or list(lines[:1])
-        top = candidates[0].score
-        if level >= levels.safe_level:
-            if top >= MATE - 2:  # a mate in one
-                return pv, score
-            candidates = [line for line in candidates if line.score >= top - levels.blunder_cp]
-        weakness = 120 - 2 * level
-        delta = min(top - candidates[-1].score, 100)
-        best_value, chosen = -(1 << 60), candidates[0]
-        for line in candidates:
-            push = (weakness * (top - line.score) + delta * self._level_rng.randrange(weakness)) // 128
-            if line.score + push >= best_value:
-                best_value, chosen = line.score + push, line
-        if chosen.pv[0] != pv[0]:
-            report.message(f"level {level}: {board.uci(chosen.pv[0])} ({chosen.score} cp) instead of the best")
-        return chosen.pv, chosen.score
-
-    def _roulette(
-        self, board: chess.Board, lines: tuple[PvLine, ...], pv: tuple[chess.Move, ...], score: int, report: Reporter
-    ) -> tuple[tuple[chess.Move, ...], int]:
-        """The root move drawn by roulette wheel over the trails, among the lines within
-        variety_margin of the best."""
-        best = lines[0].score
-        if abs(best) >= MATE_BOUND:
-            return pv, score
-        margin = self.config.pheromone.variety_margin
-        near = [line for line in lines if line.bound == Bound.EXACT and line.pv and line.score >= best - margin]
-        if len(near) < 2:
-            return pv, score
-        code = self.trails.roulette(compute_key(board), [encode_move(line.pv[0]) for line in near])
-        chosen = next(line for line in near if encode_move(line.pv[0]) == code)
-        if chosen.pv[0] != pv[0]:
-            report.message(
-                f"roulette: {board.uci(chosen.pv[0])} ({chosen.score} cp) among {len(near)} moves within {margin} cp"
-            )
-        return chosen.pv, chosen.score
-
-    def _ponder_from_tt(self, board: chess.Board, move: chess.Move) -> chess.Move | None:
-        """The expected reply when the PV was cut short: the table's move after *move*."""
-        after = board.copy(stack=False)
-        after.push(move)
-        entry = self.tt.probe(compute_key(after))
-        reply = decode_move(entry[MOVE]) if entry is not None else None
-        if reply is not None and after.is_legal(reply):
-            return reply
-        return None
-
-
-_WDL_NAMES = {
-    2: "win",
-    1: "win spoiled by the fifty-move rule",
-    0: "draw",
-    -1: "loss saved by the fifty-move rule",
-    -2: "loss",
-}

@@ -3,7 +3,8 @@
 It is :class:`blitzaco.search.Search` (iterative deepening, aspiration windows, the
 root moves and MultiPV, the root filter, the trim, the reports: the driver is
 inherited unchanged) with the nodes searched on :class:`blitzaco.board.Board` and
-scored by :class:`blitzaco.classical.Classical` (evaluate's terms and numbers),
+scored by :class:`blitzaco.classical.Classical` (evaluate's terms and numbers) or,
+with the network on, :class:`blitzaco.native_net.NetEvaluator` (the network's),
 the table a :class:`blitzaco.tt.NativeTable`, and the ordering memory (killers,
 counter-moves, history) in ``vec[i64]`` arrays, so that a node builds no Python
 object: no ``chess.Board``, no ``chess.Move``, no tuple but the principal variation's.
@@ -20,16 +21,15 @@ generates them in another order, so equal keys tie differently and the tree is n
 node for node Search's. Tablebases are probed in the search as in Search, through a
 python-chess board built only when the piece count is within the tables.
 
-It serves the classical evaluation alone: the engine uses Search when the network,
-spectral or pheromone terms are on (``StaticEval.classical_only``).
+It serves the classical terms and the network: the engine uses Search when the
+spectral or pheromone terms are on (``StaticEval.native_ready``). A plan is turned
+into one search or the other in one place, :func:`new_search`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-import chess
 from librt.vecs import vec
 from mypy_extensions import i64
 
@@ -55,10 +55,7 @@ from blitzaco.board import (
 )
 from blitzaco.board import MAX_PLY as BOARD_PLIES
 from blitzaco.classical import Classical
-from blitzaco.config import SearchConfig
-from blitzaco.pheromone import Trails
 from blitzaco.position import Position
-from blitzaco.probe import Probe
 from blitzaco.search import (
     HISTORY_LIMIT,
     INFINITE,
@@ -66,19 +63,16 @@ from blitzaco.search import (
     MATE_BOUND,
     MAX_PLY,
     TB_BOUND,
-    PvLine,
     Search,
-    Trim,
+    SearchPlan,
     tablebase_score,
 )
-from blitzaco.static_eval import StaticEval
-from blitzaco.timeman import Poll
-from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, Table, entry_bound, entry_depth, entry_move, entry_score
+from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, entry_bound, entry_depth, entry_move, entry_score
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
 
-__all__ = ["NativeSearch", "see_ge"]
+__all__ = ["NativeSearch", "new_search", "see_ge"]
 
 #: Exchange values by piece type (movepick.SEE_VALUES), the king's above all else.
 SEE_VALUE: Final = vec[i64]([0, 100, 320, 330, 500, 950, 20000, 0])
@@ -177,39 +171,31 @@ def see_ge(board: Board, move: i64, threshold: i64, removed: vec[i64]) -> bool:
     return result != 0
 
 
+def new_search(pos: Position, plan: SearchPlan) -> Search:
+    """The search *plan* describes, of *pos*: on the engine's own board when
+    :attr:`SearchPlan.native <blitzaco.search.SearchPlan.native>`, else on
+    python-chess's. The one place a search is built (the engine's move, a helper
+    process, the tools)."""
+    if plan.native:
+        return NativeSearch(pos, plan)
+    return Search(pos, plan)
+
+
 class NativeSearch(Search):
     """:class:`Search` on the engine's own board. Not reusable and not thread-safe.
 
-    *static* must be classical only (``static.classical_only()``) and *tt* a
-    :class:`NativeTable`."""
+    Built by :func:`blitzaco.search.new_search` when the plan says so
+    (:attr:`~blitzaco.search.SearchPlan.native`)."""
 
-    def __init__(
-        self,
-        pos: Position,
-        static: StaticEval,
-        tt: Table,
-        config: SearchConfig,
-        control: Poll,
-        root_moves: Sequence[chess.Move],
-        *,
-        multipv: int = 1,
-        node_limit: int | None = None,
-        on_bound: Callable[[PvLine], None] | None = None,
-        on_currmove: Callable[[int, chess.Move, int], None] | None = None,
-        tablebase: Probe | None = None,
-        on_message: Callable[[str], None] | None = None,
-        trails: Trails | None = None,
-        trim: Trim | None = None,
-    ) -> None:
-        super().__init__(
-            pos, static, tt, config, control, root_moves, multipv=multipv, node_limit=node_limit,
-            on_bound=on_bound, on_currmove=on_currmove, tablebase=tablebase, on_message=on_message,
-            trails=None, trim=trim,
-        )
-        if not static.classical_only():
-            raise ValueError("the native search serves the classical evaluation alone")
-        if not isinstance(tt, NativeTable):
-            raise TypeError("the native search needs a NativeTable")
+    def __init__(self, pos: Position, plan: SearchPlan) -> None:
+        if not plan.native:
+            raise ValueError("the native search needs [search] native, a NativeTable and an evaluation it computes")
+        super().__init__(pos, plan)
+        self.trails = None  # no pheromone ordering on this board
+        tt = plan.tt
+        static = plan.static
+        config = plan.config
+        assert isinstance(tt, NativeTable)
         tt.allocate()
         self.table = tt
         board = Board.from_chess(pos.board, BOARD_PLIES + len(pos.keys))

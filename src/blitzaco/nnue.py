@@ -139,6 +139,7 @@ class Network:
     def __init__(self, weights: NetworkWeights, name: str = "") -> None:
         hidden = weights.hidden
         self.name = name
+        self.weights = weights  # as stored: what the evaluator on the engine's own board reads
         self.hidden = hidden
         self.meta = weights.meta
         self.residual = bool(weights.flags & FLAG_RESIDUAL)

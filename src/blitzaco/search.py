@@ -54,7 +54,7 @@ from blitzaco.position import Position
 from blitzaco.probe import Probe
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Poll
-from blitzaco.tt import EXACT, LOWER, UPPER, Table, score_from_tt, score_to_tt
+from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, Table, score_from_tt, score_to_tt
 
 __all__ = [
     "MATE",
@@ -183,6 +183,46 @@ def mate_in(score: int) -> int | None:
     return None
 
 
+@dataclass(frozen=True)
+class SearchPlan:
+    """Everything one search is built from besides the position, assembled by its
+    caller (the engine's move, a helper process, a tool) and turned into a search in
+    one place, :func:`blitzaco.native_search.new_search`.
+
+    *tt*: the process's own table, or the shared one when helper processes search
+    beside this one. *control*: polled every :data:`POLL_INTERVAL` nodes
+    (:class:`~blitzaco.timeman.SearchControl`, or the helpers' stop signal).
+    *root_moves*: the moves searched at the root (not empty). *node_limit*: counted
+    by this search alone. *on_bound*, *on_currmove*, *on_message*: what the search
+    reports, as it happens. *tablebase*: probed inside the tree when set. *trails*:
+    the pheromone memory when it is switched on (it orders moves; its evaluation
+    bonus is *static*'s business). *trim*: when an iteration may end early, after a
+    root move (see :class:`Trim`); None: never."""
+
+    static: StaticEval
+    tt: Table
+    config: SearchConfig
+    control: Poll
+    root_moves: Sequence[chess.Move]
+    multipv: int = 1
+    node_limit: int | None = None
+    on_bound: Callable[[PvLine], None] | None = None
+    on_currmove: Callable[[int, chess.Move, int], None] | None = None
+    tablebase: Probe | None = None
+    on_message: Callable[[str], None] | None = None
+    trails: Trails | None = None
+    trim: Trim | None = None
+
+    @property
+    def native(self) -> bool:
+        """Whether the search runs on the engine's own board
+        (:class:`blitzaco.native_search.NativeSearch`) rather than python-chess's:
+        ``[search] native`` on, a native table (the process's own or the shared one
+        of ``Threads`` > 1) and an evaluation the engine's own board computes (the
+        classical terms and the network; not the spectral or pheromone terms)."""
+        return self.config.native and isinstance(self.tt, NativeTable) and self.static.native_ready()
+
+
 class _RootMove:
     __slots__ = ("move", "code", "score", "previous_score", "pv", "seldepth", "nodes")
 
@@ -199,30 +239,11 @@ class _RootMove:
 class Search:
     """One search of one position. Not reusable and not thread-safe."""
 
-    def __init__(
-        self,
-        pos: Position,
-        static: StaticEval,
-        tt: Table,
-        config: SearchConfig,
-        control: Poll,
-        root_moves: Sequence[chess.Move],
-        *,
-        multipv: int = 1,
-        node_limit: int | None = None,
-        on_bound: Callable[[PvLine], None] | None = None,
-        on_currmove: Callable[[int, chess.Move, int], None] | None = None,
-        tablebase: Probe | None = None,
-        on_message: Callable[[str], None] | None = None,
-        trails: Trails | None = None,
-        trim: Trim | None = None,
-    ) -> None:
-        """*tt*: the list table, or the shared one when helper processes search
-        beside this one. *control*: polled every :data:`POLL_INTERVAL` nodes
-        (:class:`~blitzaco.timeman.SearchControl`, or the helpers' stop signal).
-        *trails*: the pheromone memory when it is switched on (it orders moves; its
-        evaluation bonus is *static*'s business). *trim*: when an iteration may end
-        early, after a root move (see :class:`Trim`); None: never."""
+    def __init__(self, pos: Position, plan: SearchPlan) -> None:
+        """A search of *pos* as *plan* says (see :class:`SearchPlan`); build one with
+        :func:`blitzaco.native_search.new_search`, which chooses the board."""
+        static, tt, config, root_moves = plan.static, plan.tt, plan.config, plan.root_moves
+        multipv, node_limit, trails = plan.multipv, plan.node_limit, plan.trails
         if not root_moves:
             raise ValueError("no root moves to search")
         self.pos = pos
@@ -232,15 +253,15 @@ class Search:
         static.start(pos)
         self.tt = tt
         self.config = config
-        self.control = control
+        self.control = plan.control
         self.root_moves = [_RootMove(move) for move in _root_order(pos.board, root_moves)]
         self.multipv = max(1, min(multipv, len(self.root_moves)))
         self.node_limit = node_limit
-        self.on_bound = on_bound
-        self.on_currmove = on_currmove
-        self.on_message = on_message
-        self.tablebase = tablebase
-        self.tb_limit = tablebase.tb_limit if tablebase is not None else 0
+        self.on_bound = plan.on_bound
+        self.on_currmove = plan.on_currmove
+        self.on_message = plan.on_message
+        self.tablebase = plan.tablebase
+        self.tb_limit = plan.tablebase.tb_limit if plan.tablebase is not None else 0
         self.tbhits = 0
         self.nodes = 0
         self.seldepth = 0
@@ -250,7 +271,7 @@ class Search:
         self._pv: list[tuple[int, ...]] = [()] * (MAX_PLY + 2)  # move codes
         self._partial: _RootMove | None = None
         self._depth = 0
-        self.trim = trim if multipv == 1 else None
+        self.trim = plan.trim if multipv == 1 else None
         self._anchor: _RootMove | None = None  # the previous iteration's best move
         # Ordering memory, fresh for every search (deterministic node counts).
         self._killers = [[0, 0] for _ in range(MAX_PLY + 2)]

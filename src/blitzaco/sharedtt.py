@@ -1,19 +1,20 @@
 """The transposition table in shared memory, for ``Threads`` > 1: one table that the
 main search and every helper process (:mod:`blitzaco.smp`) read and write at once.
 
-It has the interface and the entry layout of :class:`blitzaco.tt.TranspositionTable`
-(``probe`` returns the tuple ``(key, move, score, depth, bound, generation)``;
-``store``, ``new_search``, ``clear``, ``hashfull``, ``resize``), so the search takes
-either without knowing which. ``Threads 1`` keeps the list table, which costs less
-per probe (see ``scripts/smp_bench.py``).
+It is a :class:`blitzaco.tt.NativeTable` whose two words per entry live in shared
+memory: the native search (:mod:`blitzaco.native_search`) reads and writes it with
+``find`` and ``put`` as it does its own table, and the search on python-chess's
+board through the :class:`blitzaco.tt.Table` protocol (``probe``, ``store``,
+``new_search``, ``clear``, ``hashfull``). ``Threads 1`` keeps the process's own
+table, which costs less per probe (see ``scripts/smp_bench.py``).
 
-Layout: a shared block (:mod:`blitzaco.shm`) of ``2 *
-entries`` unsigned 64-bit words, a power-of-two number of entries of 16 bytes, the
-entry of key *k* at ``k & (entries - 1)``. An entry is two words::
+Layout: a shared block (:mod:`blitzaco.shm`) of ``2 * entries`` signed 64-bit words,
+a power-of-two number of entries of 16 bytes, the entry of key *k* at ``k & (entries
+- 1)``. An entry is two words::
 
     word 0: key ^ data
-    word 1: data = move (bits 0-15) | score + 32768 (16-31) | depth (32-39)
-                   | bound (40-41) | generation & 255 (42-49) | 1 << 63 (filled)
+    word 1: data, packed as in NativeTable: move (bits 0-15) | score + 2**17 (16-33)
+            | depth (34-41) | bound (42-43) | generation & 255 (44-51); 0 is empty
 
 Writers take no lock. Two processes storing the same slot at once can leave word 0
 of one entry beside word 1 of the other (a torn entry), and a word read while it is
@@ -22,7 +23,7 @@ entry does not give back the key probed and reads as a miss (the lockless hashin
 of Hyatt and Mann, 2002, as in Crafty): a torn entry is indistinguishable from a
 foreign one, whose chance to pass is that of a 64-bit key collision. (When both
 halves carry the same data the entry is whole anyway.) Each word is
-written with one aligned 8-byte store (``memoryview`` of format ``Q``).
+written with one aligned 8-byte store (``memoryview`` of format ``q``).
 
 The memory is made and sized once; every process maps it, so ``Hash`` counts once
 whatever the number of threads. The process that creates the block owns it and
@@ -36,37 +37,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from blitzaco.shm import SharedBlock, attach_block, create_block
-from blitzaco.tt import Entry
+from mypy_extensions import i64
 
-__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack", "unpack"]
+from blitzaco.shm import SharedBlock, attach_block, create_block
+from blitzaco.tt import NATIVE_ENTRY_BYTES, NativeTable, pack_entry
+
+__all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack_entry"]
 
 #: Bytes per entry: two 64-bit words.
-SHARED_ENTRY_BYTES: Final = 16
-_FILLED: Final = 1 << 63
-_MOVE_MASK: Final = 0xFFFF
-_SCORE_OFFSET: Final = 32768  # scores are within +-32001 (MATE + 1)
-_DEPTH_MAX: Final = 255
-_GENERATION_MASK: Final = 0xFF
+SHARED_ENTRY_BYTES: Final = NATIVE_ENTRY_BYTES
+_GENERATION_SHIFT: Final = 44
+_DEPTH_SHIFT: Final = 34
 _ZERO_CHUNK: Final = bytes(1 << 20)
-
-
-def pack(move: int, score: int, depth: int, bound: int, generation: int) -> int:
-    """The data word of an entry (see the module's documentation)."""
-    if depth > _DEPTH_MAX:
-        depth = _DEPTH_MAX
-    return (
-        _FILLED | move | (score + _SCORE_OFFSET) << 16 | depth << 32 | bound << 40
-        | (generation & _GENERATION_MASK) << 42
-    )
-
-
-def unpack(key: int, data: int) -> Entry:
-    """The entry tuple of *key* from its data word."""
-    return (
-        key, data & _MOVE_MASK, (data >> 16 & 0xFFFF) - _SCORE_OFFSET, data >> 32 & 0xFF, data >> 40 & 3,
-        data >> 42 & _GENERATION_MASK,
-    )
 
 
 def _entries_for(megabytes: int) -> int:
@@ -74,16 +56,19 @@ def _entries_for(megabytes: int) -> int:
     return 1 << (entries.bit_length() - 1)
 
 
-class SharedTranspositionTable:
+class SharedTranspositionTable(NativeTable):
     """The table in shared memory. Safe to use from several processes at once (torn
-    entries read as misses); one process's object is used by one thread at a time."""
+    entries read as misses); one process's object is used by one thread at a time.
+    Its own arrays (``keys``, ``data``) stay empty: the entries are in :attr:`words`."""
+
+    words: memoryview
 
     def __init__(self, megabytes: int | None = None, *, name: str | None = None) -> None:
         """Create a table of at most *megabytes* (a power-of-two number of entries),
         cleared; or, with *name*, attach to the table another process created.
         Raises :class:`SharedMemoryError` when the memory cannot be had and
         :class:`FileNotFoundError` when no block has that *name*."""
-        self.generation = 0
+        super().__init__(0)
         self._owner = name is None
         if name is None:
             if megabytes is None:
@@ -96,7 +81,7 @@ class SharedTranspositionTable:
         assert buf is not None
         entries = 1 << ((len(buf) // SHARED_ENTRY_BYTES).bit_length() - 1)
         self._bytes = buf[: entries * SHARED_ENTRY_BYTES]
-        self.words = self._bytes.cast("Q")
+        self.words = self._bytes.cast("q")
         self.mask = entries - 1
         self._closed = False
         # Whether a search may have written since the table was made or cleared. A
@@ -110,9 +95,6 @@ class SharedTranspositionTable:
     def name(self) -> str:
         """What other processes attach by."""
         return self._shm.name
-
-    def __len__(self) -> int:
-        return self.mask + 1
 
     @property
     def megabytes(self) -> float:
@@ -132,8 +114,14 @@ class SharedTranspositionTable:
 
     def resize(self, megabytes: int) -> None:
         """Not in place: a shared block keeps its size. The owner of helpers makes a
-        new table (:meth:`blitzaco.smp.HelperPool.resize`)."""
-        raise NotImplementedError("a shared table is resized by replacing it")
+        new table (:meth:`blitzaco.smp.HelperPool.resize`). (NativeTable's
+        constructor sizes itself through this method: only its empty arrays.)"""
+        if megabytes:
+            raise NotImplementedError("a shared table is resized by replacing it")
+        super().resize(0)
+
+    def allocate(self) -> None:
+        """The memory is the shared block's, taken when the table was made."""
 
     def clear(self) -> None:
         """Empty every entry (for every process: the memory is shared). Nothing to do
@@ -154,45 +142,41 @@ class SharedTranspositionTable:
         self.generation += 1
         self._searched = True
 
-    def probe(self, key: int) -> Entry | None:
+    def find(self, key: i64) -> i64:
+        """The packed entry of *key* (signed), or 0: also for a torn entry."""
         index = (key & self.mask) << 1
         words = self.words
-        data = words[index + 1]
-        if data and words[index] ^ data == key:
-            return (
-                key, data & 0xFFFF, (data >> 16 & 0xFFFF) - 32768, data >> 32 & 0xFF, data >> 40 & 3,
-                data >> 42 & 0xFF,
-            )
-        return None
+        data: i64 = words[index + 1]
+        if data != 0 and words[index] ^ data == key:
+            return data
+        return 0
 
-    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
-        """Store a result; *move* is a :func:`blitzaco.moves.encode_move` code (0: none
-        known). Replacement as in the list table: an empty slot, the same position,
-        an entry of an earlier search, or one no deeper than the new one."""
+    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
+        """Store a result by the rule of the process's own table: an empty slot, the
+        same position, an entry of an earlier search, or one no deeper than the new
+        one."""
         index = (key & self.mask) << 1
         words = self.words
-        generation = self.generation & 0xFF
-        old = words[index + 1]
-        if old:
+        generation: i64 = self.generation & 255
+        old: i64 = words[index + 1]
+        if old != 0:
             if words[index] ^ old != key:
-                if old >> 42 & 0xFF == generation and depth < old >> 32 & 0xFF:
+                if old >> _GENERATION_SHIFT == generation and depth < (old >> _DEPTH_SHIFT) & 255:
                     return
-            elif not move:
+            elif move == 0:
                 move = old & 0xFFFF
-        if depth > 255:
-            depth = 255
-        data = _FILLED | move | (score + 32768) << 16 | depth << 32 | bound << 40 | generation << 42
+        data = pack_entry(move, score, depth, bound, generation)
         words[index] = key ^ data
         words[index + 1] = data
 
     def hashfull(self) -> int:
         """Permille of the first thousand slots written during the current search."""
         words = self.words
-        generation = self.generation & 0xFF
+        generation = self.generation & 255
         sample = min(1000, len(self))
         used = 0
         for index in range(1, 2 * sample, 2):
-            data = words[index]
-            if data and data >> 42 & 0xFF == generation:
+            data: i64 = words[index]
+            if data != 0 and data >> _GENERATION_SHIFT == generation:
                 used += 1
         return used * 1000 // sample

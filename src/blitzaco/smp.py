@@ -491,7 +491,8 @@ class _HelperSearcher:
 
     def search(self, token: int, generation: int, board: chess.Board, root_moves: list[chess.Move],
                max_depth: int) -> None:
-        from blitzaco.search import Search
+        from blitzaco.native_search import new_search
+        from blitzaco.search import SearchPlan
 
         words = self.words
         slot = self.slot
@@ -505,10 +506,10 @@ class _HelperSearcher:
             table = self.table
             table.generation = generation
             pos = self.static.position(board)
-            search = Search(
-                pos, self.static, table, self.config.search, poll, root_moves,
+            search = new_search(pos, SearchPlan(
+                self.static, table, self.config.search, poll, root_moves,
                 tablebase=self.probe if self.probe.tablebase is not None else None,
-            )
+            ))
             poll.search = search
             for _ in search.iterate(max_depth, self.skip):
                 if words[_TOKEN] != token:

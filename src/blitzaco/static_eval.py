@@ -31,7 +31,7 @@ import chess
 
 from blitzaco.bundled import bundled_file
 from blitzaco.config import Config
-from blitzaco.evaluate import EVAL_CACHE_SIZE, Evaluator, PsqTable, format_trace
+from blitzaco.evaluate import EVAL_CACHE_SIZE, FULL_PHASE, Evaluator, PsqTable, Trace, format_trace
 from blitzaco.nnue import Network, NetworkError, load_network
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
@@ -88,15 +88,27 @@ class StaticEval:
         position keeps incrementally, are most of it (the search's lazy evaluation)."""
         return self.evaluate == self.classical.evaluate and self.classical.classical
 
-    def native_evaluator(self) -> Classical:
-        """The classical evaluation on the engine's own board
-        (:class:`blitzaco.classical.Classical`, the same terms and numbers), for the
-        search on that board; made once and kept, with its caches, for every search
-        until the configuration changes."""
-        if self._native is None:
-            from blitzaco.classical import Classical  # the native core, loaded when used
+    def native_ready(self) -> bool:
+        """Whether the evaluation on the engine's own board (:meth:`native_evaluator`)
+        computes this score: the classical terms and the network, not the spectral
+        term or the pheromone bonus."""
+        return self.evaluate == self._base
 
-            self._native = Classical(self.config.eval)
+    def native_evaluator(self) -> Classical:
+        """The evaluation on the engine's own board, for the search on that board:
+        the classical one (:class:`blitzaco.classical.Classical`, the same terms and
+        numbers), or with the network on :class:`blitzaco.native_net.NetEvaluator`
+        (the same network, the same integer arithmetic); made once and kept, with its
+        caches, for every search until the configuration changes."""
+        if self._native is None:
+            if self.net is not None:
+                from blitzaco.native_net import NetEvaluator  # the native core, loaded when used
+
+                self._native = NetEvaluator(self.config.eval, self.net.weights, self.config.eval.nn.weight)
+            else:
+                from blitzaco.classical import Classical
+
+                self._native = Classical(self.config.eval)
         return self._native
 
     def position(self, board: chess.Board) -> Position:
@@ -135,11 +147,36 @@ class StaticEval:
 
     # ------------------------------------------------------------------ the eval command
 
+    def classical_trace(self, board: chess.Board) -> Trace:
+        """The classical evaluation of *board* term by term, as the evaluator on the
+        engine's own board computes it (:meth:`native_evaluator`, the one the default
+        search runs; its numbers are :mod:`blitzaco.evaluate`'s, tested term by term).
+        The feature counts the tuner fits stay :meth:`Evaluator.trace`'s."""
+        from blitzaco.board import Board
+        from blitzaco.classical import TERM_NAMES
+
+        own = Board.from_chess(board.copy(stack=False))  # the evaluation reads no history
+        classical = self.native_evaluator()
+        classical.reset(own)
+        classical.tracing = True
+        try:
+            score = classical.evaluate(own)
+        finally:
+            classical.tracing = False
+        trace = Trace()
+        for index, name in enumerate(TERM_NAMES):
+            trace.terms[name] = [classical.terms[index * 4 + k] for k in range(4)]
+        trace.phase = min(classical.phase[classical.top], FULL_PHASE)
+        trace.scale = classical.traced_scale
+        trace.mg, trace.eg = classical.traced_mg, classical.traced_eg
+        trace.score = score if board.turn else -score
+        return trace
+
     def explain(self, board: chess.Board) -> list[str]:
         """The static evaluation of *board* term by term, as the ``eval`` command
         prints it: the classical table, the spectral features, the pheromone bonus,
         and the final score the search uses (White's view, pawns)."""
-        trace = self.classical.trace(board)
+        trace = self.classical_trace(board)
         lines = format_trace(trace)
         net = self.net
         replaced = net is not None and not net.residual

@@ -43,6 +43,7 @@ __all__ = [
     "ENTRY_BYTES",
     "NativeTable",
     "NATIVE_ENTRY_BYTES",
+    "pack_entry",
     "entry_move",
     "entry_score",
     "entry_depth",
@@ -242,10 +243,7 @@ class NativeTable:
             elif move == 0:
                 move = old & 0xFFFF
         self.keys[index] = key
-        self.data[index] = (
-            move | (score + _SCORE_OFFSET) << _SCORE_SHIFT | depth << _DEPTH_SHIFT | bound << _BOUND_SHIFT
-            | generation << _GENERATION_SHIFT
-        )
+        self.data[index] = pack_entry(move, score, depth, bound, generation)
 
     def probe(self, key: int) -> Entry | None:
         self.allocate()
@@ -272,6 +270,16 @@ class NativeTable:
             if data != 0 and data >> _GENERATION_SHIFT == generation:
                 used += 1
         return used * 1000 // sample
+
+
+def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
+    """A NativeTable entry's data (never 0); a depth above 255 is kept as 255."""
+    if depth > 255:
+        depth = 255
+    return (
+        move | (score + _SCORE_OFFSET) << _SCORE_SHIFT | depth << _DEPTH_SHIFT | bound << _BOUND_SHIFT
+        | generation << _GENERATION_SHIFT
+    )
 
 
 def entry_move(data: i64) -> i64:

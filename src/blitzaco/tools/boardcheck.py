@@ -12,7 +12,9 @@ and compares the whole state with what it was. Any difference raises
 
 :func:`eval_check` scores positions with both evaluations, term by term, and
 follows random games with the incremental sums (make, null move, unmake) against
-:class:`~blitzaco.position.Position`'s.
+:class:`~blitzaco.position.Position`'s. :func:`net_check` does the same for the
+network on the engine's own board (:mod:`blitzaco.native_net`) against
+:mod:`blitzaco.nnue`.
 
 The tests run both on the installed modules, pure or compiled, so that both builds
 are held to the same reference (``tests/test_board.py``, ``tests/test_classical.py``,
@@ -32,11 +34,13 @@ from blitzaco.board import MAX_MOVES, Board
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.evaluate import Evaluator
+from blitzaco.native_net import NetEvaluator
+from blitzaco.nnue import INPUTS, Network, NetworkWeights
 from blitzaco.position import Position, compute_key
 
 __all__ = [
     "Mismatch", "cross_check", "check_position", "eval_check", "check_evaluation", "code_of", "legal_codes",
-    "piece_map", "snapshot",
+    "piece_map", "snapshot", "net_check", "random_net",
 ]
 
 
@@ -242,4 +246,65 @@ def eval_check(seed: int, games: int, plies: int, config: EvalConfig | None = No
                 classical.make(board)
             else:
                 break
+    return checked
+
+
+def random_net(hidden: int, seed: int, residual: bool = False) -> NetworkWeights:
+    """A network of random weights within the file format's limits (32 pieces and
+    the bias stay inside 16 bits)."""
+    rng = random.Random(seed)
+    w1 = tuple(rng.randint(-800, 800) for _ in range(INPUTS * hidden))
+    b1 = tuple(rng.randint(-900, 900) for _ in range(hidden))
+    w2 = tuple(rng.randint(-3000, 3000) for _ in range(2 * hidden))
+    return NetworkWeights(hidden, 255, 1024, 1 if residual else 0, w1, b1, w2, rng.randint(-99999, 99999), {})
+
+
+def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight: float = 1.0,
+              config: EvalConfig | None = None) -> int:
+    """Random games (odd ones Chess960, captures, promotions and castling favoured):
+    at every position the network evaluator that followed the game (make, unmake)
+    and one reset on the position give :mod:`blitzaco.nnue`'s score (times *weight*;
+    plus :mod:`blitzaco.evaluate`'s for a residual net); raises :class:`Mismatch`.
+    Returns the positions checked."""
+    config = config if config is not None else EvalConfig()
+    net = Network(weights)
+    classical = Evaluator(config)
+    follower = NetEvaluator(config, weights, weight)
+    fresh = NetEvaluator(config, weights, weight)
+    rng = random.Random(seed)
+    checked = 0
+    for game in range(games):
+        reference = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        board = Board.from_chess(reference, plies + 1)
+        follower.reset(board)
+        made = 0
+        for _ in range(plies):
+            expected = net.evaluate_board(reference)
+            if weight != 1.0:
+                expected = int(weight * expected)
+            if net.residual:
+                expected += classical.evaluate(Position(reference.copy(stack=False), classical.psq))
+            own = Board.from_chess(reference.copy(stack=False))
+            fresh.reset(own)
+            got = (follower.evaluate(board), fresh.evaluate(own))
+            if got != (expected, expected):
+                raise Mismatch(f"network: followed {got[0]}, from scratch {got[1]}, nnue {expected} "
+                               f"in {reference.fen()}")
+            checked += 1
+            moves = list(reference.legal_moves)
+            if not moves:
+                break
+            if made and rng.random() < 0.15:
+                reference.pop()
+                board.unmake()
+                follower.unmake()
+                made -= 1
+                continue
+            noisy = [move for move in moves
+                     if reference.is_capture(move) or move.promotion or reference.is_castling(move)]
+            move = rng.choice(noisy) if noisy and rng.random() < 0.5 else rng.choice(moves)
+            reference.push(move)
+            board.make(code_of(move))
+            follower.make(board)
+            made += 1
     return checked

@@ -30,9 +30,10 @@ import chess
 
 from blitzaco.config import Config
 from blitzaco.moves import encode_move
+from blitzaco.native_search import new_search
 from blitzaco.pheromone import Trails
 from blitzaco.position import compute_key
-from blitzaco.search import MATE_BOUND, Search
+from blitzaco.search import MATE_BOUND, SearchPlan
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl
 from blitzaco.tt import TranspositionTable
@@ -60,8 +61,8 @@ def _scored_moves(board: chess.Board, static: StaticEval, tt: TranspositionTable
     """Every legal move with its score (centipawns, the mover's view) from a search
     of *depth* plies."""
     limits = Limits(depth=depth)
-    search = Search(static.position(board), static, tt, config.search, SearchControl(limits, None),
-                    list(board.legal_moves))
+    plan = SearchPlan(static, tt, config.search, SearchControl(limits, None), list(board.legal_moves))
+    search = new_search(static.position(board), plan)
     return search.score_root_moves(depth)
 
 
@@ -151,7 +152,8 @@ def _result_by_search(board: chess.Board, static: StaticEval, tt: TranspositionT
     depth = config.pheromone.colony.result_depth
     limits = Limits(depth=depth)
     legal = list(board.legal_moves)
-    search = Search(static.position(board), static, tt, config.search, SearchControl(limits, None), legal)
+    plan = SearchPlan(static, tt, config.search, SearchControl(limits, None), legal)
+    search = new_search(static.position(board), plan)
     score = 0
     for iteration in search.iterate(depth):
         score = iteration.lines[0].score

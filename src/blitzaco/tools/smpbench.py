@@ -31,7 +31,7 @@ from blitzaco.engine import Engine
 from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.timeman import Limits
 from blitzaco.tools.bench import BENCH_FENS
-from blitzaco.tt import EXACT, Table, TranspositionTable
+from blitzaco.tt import EXACT, NativeTable, Table, TranspositionTable
 
 __all__ = ["DepthRun", "TableCost", "time_to_depth", "table_costs", "main"]
 
@@ -104,8 +104,10 @@ def _rate(nodes: int, seconds: float) -> int:
 
 
 def table_costs(operations: int = 200_000, hash_mb: int = 64, rounds: int = 3, seed: int = 1) -> list[TableCost]:
-    """The cost of probe and store in the list table and in the shared table."""
-    costs = [_measure("list", TranspositionTable(hash_mb), operations, rounds, seed)]
+    """The cost of probe and store (through the :class:`Table` interface, from
+    Python) in the list table, the native search's own table and the shared table."""
+    costs = [_measure("list", TranspositionTable(hash_mb), operations, rounds, seed),
+             _measure("native", NativeTable(hash_mb), operations, rounds, seed)]
     shared = SharedTranspositionTable(hash_mb)
     try:
         costs.append(_measure("shared", shared, operations, rounds, seed))

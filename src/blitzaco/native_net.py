@@ -1,0 +1,170 @@
+"""The network on the engine's own board: the accumulator kept with the evaluator,
+updated from what each move changed (:attr:`blitzaco.board.Board.dirty`), for the
+search on that board (:mod:`blitzaco.native_search`).
+
+The same network and the same integer arithmetic as :class:`blitzaco.nnue.Network`
+(the file format, the inputs, the scales are :mod:`blitzaco.nnue`'s), so the same
+score to the centipawn: 768 inputs per perspective, a first layer of ``hidden``
+neurons shared by both perspectives, clipped ReLU, one output. Here the accumulator
+is a ``vec[i16]`` of ``2 * hidden`` values per ply (White's perspective, then
+Black's), not a packed big integer: making a move copies the parent's values and
+adds or subtracts the first-layer row of each piece that left or reached a square,
+for both perspectives; the output (a dot product over ``2 * hidden`` clipped
+values) is computed only when a score is asked for. The trainer bounds the weights
+so that no value leaves the 16-bit range (:data:`blitzaco.nnue.WEIGHT_LIMIT`, checked
+when a file is read).
+
+:class:`NetEvaluator` is a :class:`~blitzaco.classical.Classical` (the native
+search calls one evaluator): with a replacing net its score is the network's alone
+(times ``[eval.nn] weight``), with a residual net the classical score plus the
+network's. The board knows nothing of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from librt.vecs import vec
+from mypy_extensions import i16, i64
+
+from blitzaco.board import INTERPRETED, MAX_PLY, SQ120, WHITE, Board
+from blitzaco.classical import Classical
+from blitzaco.config import EvalConfig
+from blitzaco.nnue import INPUTS, NetworkWeights
+
+if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
+    from blitzaco.board import vec  # noqa: F811
+
+__all__ = ["NetEvaluator", "feature_index"]
+
+#: Plies of accumulators kept: the board's own limit.
+_PLIES: Final = MAX_PLY + 1
+
+
+def feature_index(perspective: i64, piece: i64, square: i64) -> i64:
+    """:func:`blitzaco.nnue.feature` for a board piece (``type | side << 3``) on a
+    python-chess square, seen from *perspective* (0 White, 1 Black)."""
+    side = piece >> 3
+    if perspective != WHITE:
+        square ^= 56
+    return (0 if side == perspective else 384) + ((piece & 7) - 1) * 64 + square
+
+
+class NetEvaluator(Classical):
+    """The network's score on the engine's own board (see the module's documentation).
+    One search at a time."""
+
+    hidden: i64
+    qa: i64
+    divisor: i64
+    b2: i64
+    weight: float
+    residual: bool
+    w1: vec[i16]
+    b1: vec[i16]
+    w2: vec[i64]
+    acc: vec[i16]
+    ply: i64
+
+    def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0) -> None:
+        super().__init__(config)
+        if len(weights.w1) != INPUTS * weights.hidden:
+            raise ValueError("the network's first layer does not match its hidden size")
+        self.hidden = weights.hidden
+        self.qa = weights.qa
+        self.divisor = weights.qa * weights.qb
+        self.b2 = weights.b2
+        self.weight = weight
+        self.residual = bool(weights.flags & 1)
+        self.w1 = vec[i16](list(weights.w1))
+        self.b1 = vec[i16](list(weights.b1))
+        # Output weights: the side to move's neurons first, then the other side's.
+        self.w2 = vec[i64](list(weights.w2))
+        self.acc = vec[i16]([0] * (_PLIES * 2 * self.hidden))
+        self.ply = 0
+
+    def reset(self, board: Board) -> None:
+        """The accumulator of *board* from scratch; the line starts there."""
+        super().reset(board)
+        self.ply = 0
+        hidden = self.hidden
+        acc = self.acc
+        for perspective in range(2):
+            base = perspective * hidden
+            for j in range(hidden):
+                acc[base + j] = self.b1[j]
+        for square in range(64):
+            piece = board.squares[SQ120[square]]
+            if piece != 0:
+                self._change(0, piece, square, 1)
+
+    def make(self, board: Board) -> None:
+        """Follow the move just made on *board*: the parent's values plus the rows of
+        the pieces that reached a square, minus those of the pieces that left one."""
+        super().make(board)
+        hidden = self.hidden
+        size = 2 * hidden
+        acc = self.acc
+        parent = self.ply * size
+        ply = self.ply + 1
+        child = ply * size
+        for j in range(size):
+            acc[child + j] = acc[parent + j]
+        self.ply = ply
+        dirty = board.dirty
+        for i in range(board.dirty_count):
+            piece = dirty[3 * i]
+            frm = dirty[3 * i + 1]
+            to = dirty[3 * i + 2]
+            if frm >= 0:
+                self._change(ply, piece, frm, -1)
+            if to >= 0:
+                self._change(ply, piece, to, 1)
+
+    def unmake(self) -> None:
+        super().unmake()
+        self.ply -= 1
+
+    def _change(self, ply: i64, piece: i64, square: i64, sign: i64) -> None:
+        """Add (*sign* 1) or remove (-1) the rows of *piece* on *square*, both
+        perspectives, in the accumulator of *ply*."""
+        hidden = self.hidden
+        acc = self.acc
+        w1 = self.w1
+        for perspective in range(2):
+            base = ply * 2 * hidden + perspective * hidden
+            row = feature_index(perspective, piece, square) * hidden
+            if sign > 0:
+                for j in range(hidden):
+                    acc[base + j] += w1[row + j]
+            else:
+                for j in range(hidden):
+                    acc[base + j] -= w1[row + j]
+
+    def network(self, board: Board) -> i64:
+        """The network's score in centipawns for the side to move."""
+        hidden = self.hidden
+        acc = self.acc
+        w2 = self.w2
+        qa = self.qa
+        base = self.ply * 2 * hidden
+        own = base + board.side * hidden
+        other = base + (1 - board.side) * hidden
+        total: i64 = self.b2
+        for j in range(hidden):
+            value = i64(acc[own + j])
+            if value > 0:
+                total += w2[j] * (value if value < qa else qa)
+            value = i64(acc[other + j])
+            if value > 0:
+                total += w2[hidden + j] * (value if value < qa else qa)
+        return total * 100 // self.divisor
+
+    def evaluate(self, board: Board) -> i64:
+        """The score of *board* (at the top of the line) for the side to move."""
+        score = self.network(board)
+        if self.weight != 1.0:
+            score = i64(int(self.weight * float(score)))
+        if self.residual:
+            score += super().evaluate(board)
+        return score

@@ -1,0 +1,95 @@
+"""The network on the engine's own board (blitzaco.native_net): the accumulator kept
+from what each move changed equals the one computed from scratch, and the score
+equals blitzaco.nnue's (the same integers) over random games with every kind of
+move, Chess960 included; a position and its colour mirror score the same for the
+side to move; the engine searches natively with the network on.
+
+The compiled build runs the same check in test_native.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import chess
+import pytest
+
+from blitzaco.board import Board
+from blitzaco.bundled import bundled_file
+from blitzaco.config import Config
+from blitzaco.native_net import NetEvaluator
+from blitzaco.nnue import load_weights
+from blitzaco.timeman import Limits
+from blitzaco.tools.boardcheck import net_check, random_net
+
+
+@pytest.mark.parametrize("residual", [False, True])
+def test_the_incremental_accumulator_scores_as_the_reference(residual: bool) -> None:
+    assert net_check(random_net(16, 3, residual), seed=1, games=16, plies=90) > 1000
+
+
+def test_the_weight_scales_the_networks_score() -> None:
+    assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 150
+
+
+def test_the_shipped_networks_score_as_the_reference() -> None:
+    for name in ("net.bin", "nn.bin"):
+        path = bundled_file(name)
+        assert path is not None, name
+        assert net_check(load_weights(path), seed=5, games=2, plies=60) > 60
+
+
+def test_a_position_and_its_colour_mirror_score_the_same_for_the_side_to_move() -> None:
+    weights = random_net(16, 6, False)
+    evaluator = NetEvaluator(Config().eval, weights)
+    rng = random.Random(9)
+    board = chess.Board()
+    for _ in range(60):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        scores = []
+        for position in (board, board.mirror()):
+            own = Board.from_chess(position.copy(stack=False))
+            evaluator.reset(own)
+            scores.append(evaluator.evaluate(own))
+        assert scores[0] == scores[1], board.fen()
+
+
+def test_the_engine_searches_natively_with_the_network_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """[eval.nn] on with a replacing net and [search] native: the search is the
+    native one and its evaluator the network's; the root's static score is the
+    network's."""
+    from blitzaco import turn
+    from blitzaco.engine import Engine
+    from blitzaco.native_search import NativeSearch
+
+    path = bundled_file("net.bin")
+    assert path is not None
+    config = Config()
+    nn = dataclasses.replace(config.eval.nn, enabled=True, file=str(path))
+    config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn),
+                                 search=dataclasses.replace(config.search, native=True))
+    built: list[object] = []
+    real = turn.new_search
+
+    def recorded(pos, plan):  # type: ignore[no-untyped-def]
+        search = real(pos, plan)
+        built.append(search)
+        return search
+
+    monkeypatch.setattr(turn, "new_search", recorded)
+    engine = Engine(config)
+    engine.set_option("own_book", False)
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    result = engine.think(board, Limits(depth=4))
+    assert result.move in board.legal_moves
+    assert len(built) == 1 and isinstance(built[0], NativeSearch)
+    evaluator = engine.static.native_evaluator()
+    assert isinstance(evaluator, NetEvaluator)
+    own = Board.from_chess(board)
+    evaluator.reset(own)
+    net = engine.static.net
+    assert net is not None and evaluator.evaluate(own) == net.evaluate_board(board)
