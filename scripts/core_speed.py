@@ -10,7 +10,10 @@
 * evaluation: microseconds per evaluation of ``blitzaco.classical`` and of
   ``blitzaco.evaluate`` over the positions of 20 seeded random games, each pass with
   a fresh evaluator (every score computed, the pawn-structure cache shared within
-  the pass, as in a search).
+  the pass, as in a search);
+* the network on the engine's board (``blitzaco.native_net`` with ``assets/net.bin``):
+  microseconds to follow a move (make and unmake, the board's own subtracted) and
+  per output, over every legal move of those positions (best of 3).
 
 It prints which build it measured (compiled modules or pure).
 """
@@ -23,9 +26,12 @@ import time
 import chess
 
 from blitzaco import board as core
+from blitzaco.bundled import bundled_file
 from blitzaco.classical import Classical
 from blitzaco.config import Config
 from blitzaco.evaluate import Evaluator
+from blitzaco.native_net import NetEvaluator
+from blitzaco.nnue import load_weights
 from blitzaco.perft import perft as chess_perft
 from blitzaco.position import Position
 
@@ -77,6 +83,41 @@ def main() -> None:
     old_us = (time.process_time() - start) / (passes * len(positions)) * 1e6
     print(f"evaluation over {len(boards)} positions: classical.py {native_us:.2f} us (reset included), "
           f"evaluate.py {old_us:.2f} us")
+    _network(boards[::8])
+
+
+def _network(boards: list[chess.Board]) -> None:
+    """The network evaluator's cost to follow a move and to compute its output."""
+    path = bundled_file("net.bin")
+    if path is None:
+        print("network: assets/net.bin is not installed")
+        return
+    evaluator = NetEvaluator(Config().eval, load_weights(path))
+    items = [(core.Board.from_chess(board, 4), [m.from_square | m.to_square << 6 | (m.promotion or 0) << 12
+                                                for m in board.legal_moves]) for board in boards]
+
+    def loop(follow: bool, evaluate: bool) -> float:
+        moves = 0
+        start = time.process_time()
+        for _ in range(20):
+            for native, codes in items:
+                evaluator.reset(native)
+                for code in codes:
+                    native.make(code)
+                    if follow:
+                        evaluator.make(native)
+                        if evaluate:
+                            evaluator.evaluate(native)
+                        evaluator.unmake()
+                    native.unmake()
+                    moves += 1
+        return (time.process_time() - start) / moves * 1e6
+
+    bare = min(loop(False, False) for _ in range(3))
+    follow = min(loop(True, False) for _ in range(3))
+    full = min(loop(True, True) for _ in range(3))
+    print(f"network {evaluator.hidden}x2 over {sum(len(codes) for _, codes in items)} moves: follow a move "
+          f"{follow - bare:.3f} us, output {full - follow:.3f} us (the board's make and unmake {bare:.3f} us)")
 
 
 if __name__ == "__main__":

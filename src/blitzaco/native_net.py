@@ -61,6 +61,7 @@ class NetEvaluator(Classical):
     weight: float
     residual: bool
     w1: vec[i16]
+    zero_row: i64
     b1: vec[i16]
     w2: vec[i64]
     acc: vec[i16]
@@ -76,7 +77,10 @@ class NetEvaluator(Classical):
         self.b2 = weights.b2
         self.weight = weight
         self.residual = bool(weights.flags & 1)
-        self.w1 = vec[i16](list(weights.w1))
+        # The first-layer rows, feature-major, and a row of zeros after them (the row
+        # of a change a move does not have).
+        self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
+        self.zero_row = INPUTS * self.hidden
         self.b1 = vec[i16](list(weights.b1))
         # Output weights: the side to move's neurons first, then the other side's.
         self.w2 = vec[i64](list(weights.w2))
@@ -96,50 +100,74 @@ class NetEvaluator(Classical):
         for square in range(64):
             piece = board.squares[SQ120[square]]
             if piece != 0:
-                self._change(0, piece, square, 1)
+                self._add_piece(piece, square)
 
     def make(self, board: Board) -> None:
-        """Follow the move just made on *board*: the parent's values plus the rows of
-        the pieces that reached a square, minus those of the pieces that left one."""
+        """Follow the move just made on *board*: for each perspective, the parent's
+        values plus the rows of the pieces that reached a square, minus those of the
+        pieces that left one, in one pass (a move changes at most two of each)."""
         super().make(board)
         hidden = self.hidden
         size = 2 * hidden
-        acc = self.acc
         parent = self.ply * size
         ply = self.ply + 1
-        child = ply * size
-        for j in range(size):
-            acc[child + j] = acc[parent + j]
         self.ply = ply
+        child = ply * size
+        acc = self.acc
+        w1 = self.w1
         dirty = board.dirty
-        for i in range(board.dirty_count):
-            piece = dirty[3 * i]
-            frm = dirty[3 * i + 1]
-            to = dirty[3 * i + 2]
-            if frm >= 0:
-                self._change(ply, piece, frm, -1)
-            if to >= 0:
-                self._change(ply, piece, to, 1)
+        count = board.dirty_count
+        if count == 0:  # a null move
+            for j in range(size):
+                acc[child + j] = acc[parent + j]
+            return
+        zero = self.zero_row
+        for perspective in range(2):
+            add0 = zero
+            add1 = zero
+            sub0 = zero
+            sub1 = zero
+            for i in range(count):
+                piece = dirty[3 * i]
+                frm = dirty[3 * i + 1]
+                to = dirty[3 * i + 2]
+                if frm >= 0:
+                    row = feature_index(perspective, piece, frm) * hidden
+                    if sub0 == zero:
+                        sub0 = row
+                    else:
+                        sub1 = row
+                if to >= 0:
+                    row = feature_index(perspective, piece, to) * hidden
+                    if add0 == zero:
+                        add0 = row
+                    else:
+                        add1 = row
+            src = parent + perspective * hidden
+            dst = child + perspective * hidden
+            if add1 == zero and sub1 == zero:  # a quiet move or a promotion
+                for j in range(hidden):
+                    acc[dst + j] = i16(i64(acc[src + j]) + i64(w1[add0 + j]) - i64(w1[sub0 + j]))
+            else:  # a capture, castling
+                for j in range(hidden):
+                    acc[dst + j] = i16(i64(acc[src + j]) + i64(w1[add0 + j]) + i64(w1[add1 + j])
+                                       - i64(w1[sub0 + j]) - i64(w1[sub1 + j]))
 
     def unmake(self) -> None:
         super().unmake()
         self.ply -= 1
 
-    def _change(self, ply: i64, piece: i64, square: i64, sign: i64) -> None:
-        """Add (*sign* 1) or remove (-1) the rows of *piece* on *square*, both
-        perspectives, in the accumulator of *ply*."""
+    def _add_piece(self, piece: i64, square: i64) -> None:
+        """Add the rows of *piece* on *square*, both perspectives, to the root's
+        accumulator."""
         hidden = self.hidden
         acc = self.acc
         w1 = self.w1
         for perspective in range(2):
-            base = ply * 2 * hidden + perspective * hidden
+            base = perspective * hidden
             row = feature_index(perspective, piece, square) * hidden
-            if sign > 0:
-                for j in range(hidden):
-                    acc[base + j] += w1[row + j]
-            else:
-                for j in range(hidden):
-                    acc[base + j] -= w1[row + j]
+            for j in range(hidden):
+                acc[base + j] += w1[row + j]
 
     def network(self, board: Board) -> i64:
         """The network's score in centipawns for the side to move."""

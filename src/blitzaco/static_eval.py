@@ -153,10 +153,12 @@ class StaticEval:
         search runs; its numbers are :mod:`blitzaco.evaluate`'s, tested term by term).
         The feature counts the tuner fits stay :meth:`Evaluator.trace`'s."""
         from blitzaco.board import Board
-        from blitzaco.classical import TERM_NAMES
+        from blitzaco.classical import TERM_NAMES, Classical
 
         own = Board.from_chess(board.copy(stack=False))  # the evaluation reads no history
         classical = self.native_evaluator()
+        if type(classical) is not Classical:  # the network's evaluator: the classical terms alone here
+            classical = Classical(self.config.eval)
         classical.reset(own)
         classical.tracing = True
         try:
