@@ -57,6 +57,7 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
         assert "blitzaco.search" in listing
     assert "blitzaco/assets/pheromone.bin" in listing
     assert "blitzaco/assets/nn.bin" in listing
+    assert "blitzaco/assets/net.bin" in listing
     absent_modules = (
         "torch", "numpy", "blitzaco.tools.match", "blitzaco.spectral", "blitzaco.tools.colony", "chess.engine",
     )
@@ -119,6 +120,10 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     lines = answer("network.toml", "[eval.nn]\nenabled = true\n", "eval\ngo depth 4\nisready\n")
     assert any("using network nn.bin" in line for line in lines), lines
     assert any(line.startswith("Network score") for line in lines)
+    assert any(line.startswith("bestmove") for line in lines)
+    # The replacing net, named by its file name, is read from inside the binary too.
+    lines = answer("net.toml", '[eval.nn]\nenabled = true\nfile = "net.bin"\n', "eval\ngo depth 4\nisready\n")
+    assert any("using network net.bin" in line and "a whole evaluation" in line for line in lines), lines
     assert any(line.startswith("bestmove") for line in lines)
 
     # Threads 2: the helper is the binary started again by multiprocessing (spawn),

@@ -438,3 +438,19 @@ def test_the_shipped_network_is_found_read_and_used_when_switched_on() -> None:
         board = chess.Board(fen)
         expected = classical.evaluate(classical.position(board)) + shipped.evaluate_board(board)
         assert static.evaluate(static.position(board)) == expected
+
+
+def test_a_shipped_net_is_named_by_its_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``file = "net.bin"``: a bare name that is no file here names the net shipped in
+    assets/ (so a frozen binary's user can choose it); a file of that name in the
+    working folder wins; a name found nowhere is reported, the term left out."""
+    monkeypatch.chdir(tmp_path)
+    config = config_from_dict({"eval": {"nn": {"enabled": True, "file": "net.bin"}}})
+    static = StaticEval(config, Trails(config.pheromone))
+    assert static.net is not None and not static.net.residual and static.net.name == "net.bin"
+    (tmp_path / "net.bin").write_bytes(random_network(residual=True))
+    static = StaticEval(config, Trails(config.pheromone))
+    assert static.net is not None and static.net.residual and static.net.hidden != 128
+    config = config_from_dict({"eval": {"nn": {"enabled": True, "file": "nothing.bin"}}})
+    static = StaticEval(config, Trails(config.pheromone))
+    assert static.net is None and "no file nothing.bin" in (static.network_message or "")

@@ -829,7 +829,10 @@ class NetworkConfig:
     it (the classical terms are then not computed)."""
 
     enabled: bool = _param("Use the network (a missing or unreadable file is reported and the term left out).")
-    file: str = _param("The network file; empty: the one shipped in assets/ (nn.bin).")
+    file: str = _param(
+        "The network file: a path, or the name of a net shipped in assets/ (nn.bin, the residual net; net.bin, "
+        "the replacing net); empty: nn.bin."
+    )
     weight: float = _param("Multiplier of the network's score (1 = as trained).", lo=0.0, hi=10.0)
 
 

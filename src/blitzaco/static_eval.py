@@ -25,6 +25,7 @@ entry point costs the search nothing; with only the network, it is one small fun
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
@@ -236,8 +237,13 @@ def _network(config: Config) -> tuple[Network | None, str | None]:
     settings = config.eval.nn
     if not settings.enabled:
         return None, None
-    path = settings.file or bundled_file("nn.bin")
+    name = settings.file or "nn.bin"
+    path: str | Path | None = name
+    if not settings.file or (not Path(name).exists() and Path(name).name == name):
+        path = bundled_file(name)  # a net shipped in assets/ (inside the binary too)
     if path is None:
+        if settings.file:
+            return None, f"network switched off: no file {name}, here or in assets/"
         return None, "network switched off: no network file is installed (assets/nn.bin)"
     try:
         net = load_network(path)
