@@ -73,6 +73,24 @@ def test_the_check_sees_a_different_weight() -> None:
         check_evaluation(Classical(other), Evaluator(config), chess.Board())
 
 
+def test_the_check_sees_a_different_feature_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The feature comparison can fail: a count left out is found (pure build: the
+    compiled class cannot be patched)."""
+    from blitzaco import classical as module
+
+    if not module.INTERPRETED:
+        pytest.skip("the compiled class cannot be patched")
+    real = module.Classical._count
+
+    def dropping(self: Classical, name: str, side: int, count: int) -> None:
+        if name != "king.shield":
+            real(self, name, side, count)
+
+    monkeypatch.setattr(module.Classical, "_count", dropping)
+    with pytest.raises(Mismatch, match="king.shield"):
+        check_evaluation(Classical(EvalConfig()), Evaluator(EvalConfig()), chess.Board())
+
+
 def test_popcount_counts_all_64_bits() -> None:
     """h8 is the sign bit of the signed bitboards: it counts like any other square."""
     rng = random.Random(0)

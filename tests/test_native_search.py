@@ -128,11 +128,11 @@ def test_the_native_table_takes_its_memory_on_isready_not_on_the_clock() -> None
     (ucinewgame) and resize empties it; not at start-up, which stays quick."""
     engine = test_search.searching_engine()  # patched: native
     table = engine.tt
-    assert isinstance(table, NativeTable) and len(table.keys) == 0
+    assert isinstance(table, NativeTable) and not table.allocated
     engine.prepare()
-    assert len(table.keys) == len(table) == table.mask + 1
+    assert table.allocated and len(table) == table.mask + 1
     table.store(12345, 77, 10, 3, EXACT)
     engine.new_game()
-    assert len(table.keys) == len(table) and table.probe(12345) is None
+    assert table.allocated and table.probe(12345) is None
     engine.set_option("hash_mb", 2)
-    assert len(table.keys) == 0 and len(table) == 2 * 1024 * 1024 // 16
+    assert not table.allocated and len(table) == 2 * 1024 * 1024 // 16

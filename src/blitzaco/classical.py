@@ -60,6 +60,11 @@ TERM_NAMES: Final = (
     "Material", "PST", "Pawns", "Passed", "Knights", "Bishops", "Rooks", "Queens", "Mobility",
     "King safety", "Threats", "Tempo",
 )
+#: Piece names by type, as the features name them (evaluate's trace).
+PIECE_NAMES: Final = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
+#: The mobility features by piece type (knight 2 ... queen 5).
+MOBILITY_NAMES: Final = ("", "", "pieces.mobility_knight", "pieces.mobility_bishop", "pieces.mobility_rook",
+                         "pieces.mobility_queen")
 T_MATERIAL: Final = 0
 T_PST: Final = 1
 T_PAWNS: Final = 2
@@ -236,6 +241,7 @@ class Classical:
     traced_mg: i64
     traced_eg: i64
     traced_scale: i64
+    features: dict[str, list[int]]
     #: ``terms[term * 4 + k]``: White mg, White eg, Black mg, Black eg (each colour's
     #: own view), as evaluate.Trace.terms.
     terms: vec[i64]
@@ -318,6 +324,9 @@ class Classical:
         self.traced_mg = 0
         self.traced_eg = 0
         self.traced_scale = SCALE_NORMAL
+        # The feature counts of the last traced evaluation (evaluate's Trace.features:
+        # the name of the weight, White's and Black's counts).
+        self.features: dict[str, list[int]] = {}
         self.pieces = vec[i64]([0] * 64)
         self.cache_keys = vec[i64]([0] * EVAL_CACHE)
         self.cache_scores = vec[i64]([0] * EVAL_CACHE)
@@ -451,6 +460,7 @@ class Classical:
         if self.tracing:
             for i in range(len(TERM_NAMES) * 4):
                 self.terms[i] = 0
+            self.features = {}
             self._trace_tables(board)
             self.traced_mg = self.mg[self.top]
             self.traced_eg = self.eg[self.top]
@@ -490,6 +500,15 @@ class Classical:
         self.terms[term * 4 + side * 2 + 1] += eg
 
     @final
+    def _count(self, name: str, side: i64, count: i64) -> None:
+        """Record *count* of the feature *name* for *side* (only called when tracing)."""
+        counts = self.features.get(name)
+        if counts is None:
+            counts = [0, 0]
+            self.features[name] = counts
+        counts[side] += count
+
+    @final
     def _trace_tables(self, board: Board) -> None:
         for square in range(64):
             piece = board.squares[SQ120[square]]
@@ -498,6 +517,12 @@ class Classical:
                 sign: i64 = 1 if side == WHITE else -1
                 kind = piece & 7
                 self._add(T_MATERIAL, side, self.value_mg[kind], self.value_eg[kind])
+                name = PIECE_NAMES[kind]
+                if kind != KING:
+                    self._count(f"material.{name}", side, 1)
+                index = square ^ 56 if side == WHITE else square  # tables are written a8 first
+                self._count(f"pst.{name}_mg[{index}]", side, 1)
+                self._count(f"pst.{name}_eg[{index}]", side, 1)
                 self._add(
                     T_PST, side,
                     sign * self.psq_mg[piece * 64 + square] - self.value_mg[kind],
@@ -642,6 +667,15 @@ class Classical:
                       + self.hanging_mg * h, self.by_pawn_eg * e2 + self.by_minor_eg * f + self.by_rook_eg * g
                       + self.hanging_eg * h)
             self._add(T_TEMPO, board.side, self.tempo_mg, self.tempo_eg)
+            self._count("tempo", board.side, 1)
+            self._count("pieces.threat_by_pawn", WHITE, a)
+            self._count("pieces.threat_by_minor", WHITE, b)
+            self._count("pieces.threat_by_rook", WHITE, c)
+            self._count("pieces.hanging", WHITE, d)
+            self._count("pieces.threat_by_pawn", 1, e2)
+            self._count("pieces.threat_by_minor", 1, f)
+            self._count("pieces.threat_by_rook", 1, g)
+            self._count("pieces.hanging", 1, h)
         top = self.top
         mg += self.mg[top]
         eg += self.eg[top]
@@ -677,6 +711,11 @@ class Classical:
               + self.supported_eg * n_supported + self.phalanx_eg * n_phalanx)
         if self.tracing:
             self._add(T_PAWNS, side, mg, eg)
+            self._count("pawns.doubled", side, n_doubled)
+            self._count("pawns.isolated", side, n_isolated)
+            self._count("pawns.backward", side, n_backward)
+            self._count("pawns.supported", side, n_supported)
+            self._count("pawns.phalanx", side, n_phalanx)
         if passed != 0:
             passed_mg: i64 = 0
             passed_eg: i64 = 0
@@ -684,6 +723,8 @@ class Classical:
                 if passed & BIT[square] != 0:
                     passed_mg += self.passed_mg[square >> 3]
                     passed_eg += self.passed_eg[square >> 3]
+                    if self.tracing:
+                        self._count(f"pawns.passed[{square >> 3}]", side, 1)
             mg += passed_mg
             eg += passed_eg
             if self.tracing:
@@ -744,6 +785,7 @@ class Classical:
                     eg += oe
                     if tracing:
                         self._add(T_KNIGHTS if kind == KNIGHT else T_BISHOPS, side, om, oe)
+                        self._count("pieces.knight_outpost" if kind == KNIGHT else "pieces.bishop_outpost", side, 1)
                 if kind == BISHOP:
                     bishops += 1
             elif kind == ROOK:
@@ -754,12 +796,18 @@ class Classical:
                 if bit & open_files != 0:
                     rm = self.open_mg
                     re = self.open_eg
+                    if tracing:
+                        self._count("pieces.rook_open_file", side, 1)
                 elif bit & semi_open_files != 0:
                     rm = self.semi_mg
                     re = self.semi_eg
+                    if tracing:
+                        self._count("pieces.rook_semi_open_file", side, 1)
                 if bit & seventh != 0 and (their_pawns & seventh != 0 or BIT[their_king] & eighth != 0):
                     rm += self.seventh_mg
                     re += self.seventh_eg
+                    if tracing:
+                        self._count("pieces.rook_seventh", side, 1)
                 mg += rm
                 eg += re
                 if tracing:
@@ -770,13 +818,17 @@ class Classical:
             if z != 0:
                 attackers += 1
                 units += self.attack_weight[kind - KNIGHT] * popcount(z)
+                if tracing:
+                    self._count(f"king.attack_weight[{kind - KNIGHT}]", side, popcount(z))
             if tracing:
                 self._add(T_MOBILITY, side, self.mob_mg[index], self.mob_eg[index])
+                self._count(f"{MOBILITY_NAMES[kind]}[{n}]", side, 1)
         if bishops >= 2:
             mg += self.pair_mg
             eg += self.pair_eg
             if tracing:
                 self._add(T_BISHOPS, side, self.pair_mg, self.pair_eg)
+                self._count("pieces.bishop_pair", side, 1)
         mg += mob_mg
         eg += mob_eg
         return mg, eg, minor | rook_attacks | queen_attacks, minor, rook_attacks, units, attackers
@@ -796,6 +848,8 @@ class Classical:
             if FRONT[side * 64 + square] & occupied == 0:
                 pm += self.free_mg[rank]
                 pe += self.free_eg[rank]
+                if self.tracing:
+                    self._count(f"pawns.passed_free[{rank}]", side, 1)
             factor = rank - 2
             if factor > 0:
                 stop = square + step
@@ -803,6 +857,9 @@ class Classical:
                 d_own = distance(own_king, stop) * factor
                 pm += self.enemy_king_mg * d_enemy + self.own_king_mg * d_own
                 pe += self.enemy_king_eg * d_enemy + self.own_king_eg * d_own
+                if self.tracing:
+                    self._count("pawns.passed_enemy_king", side, d_enemy)
+                    self._count("pawns.passed_own_king", side, d_own)
             mg += pm
             eg += pe
         if self.tracing:
@@ -825,6 +882,10 @@ class Classical:
         eg -= penalty * self.endgame_share // 100
         if self.tracing:
             self._add(T_KING, side, mg, eg)
+            self._count("king.shield", side, shield)
+            self._count("king.semi_open_file", side, semi)
+            self._count("king.open_file", side, opened)
+            self._count("king.attackers", 1 - side, attackers)  # counted for the attacking side
         return mg, eg
 
     @final

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from blitzaco.bundled import bundled_file
-from blitzaco.config import Config
+from blitzaco.config import Config, EvalConfig
 from blitzaco.evaluate import EVAL_CACHE_SIZE, FULL_PHASE, Evaluator, PsqTable, Trace, format_trace
 from blitzaco.nnue import Network, NetworkError, load_network
 from blitzaco.pheromone import Trails
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
     from blitzaco.classical import Classical
     from blitzaco.spectral import SpectralTerm
 
-__all__ = ["StaticEval", "MAX_PLIES"]
+__all__ = ["StaticEval", "MAX_PLIES", "classical_trace"]
 
 #: Plies of per-node state kept (the search never goes deeper than its MAX_PLY).
 MAX_PLIES = 130
@@ -149,31 +149,12 @@ class StaticEval:
     # ------------------------------------------------------------------ the eval command
 
     def classical_trace(self, board: chess.Board) -> Trace:
-        """The classical evaluation of *board* term by term, as the evaluator on the
-        engine's own board computes it (:meth:`native_evaluator`, the one the default
-        search runs; its numbers are :mod:`blitzaco.evaluate`'s, tested term by term).
-        The feature counts the tuner fits stay :meth:`Evaluator.trace`'s."""
-        from blitzaco.board import Board
-        from blitzaco.classical import TERM_NAMES, Classical
+        """The classical evaluation of *board* term by term and feature by feature, as
+        the evaluator on the engine's own board computes it (:func:`classical_trace`)."""
+        from blitzaco.classical import Classical
 
-        own = Board.from_chess(board.copy(stack=False))  # the evaluation reads no history
-        classical = self.native_evaluator()
-        if type(classical) is not Classical:  # the network's evaluator: the classical terms alone here
-            classical = Classical(self.config.eval)
-        classical.reset(own)
-        classical.tracing = True
-        try:
-            score = classical.evaluate(own)
-        finally:
-            classical.tracing = False
-        trace = Trace()
-        for index, name in enumerate(TERM_NAMES):
-            trace.terms[name] = [classical.terms[index * 4 + k] for k in range(4)]
-        trace.phase = min(classical.phase[classical.top], FULL_PHASE)
-        trace.scale = classical.traced_scale
-        trace.mg, trace.eg = classical.traced_mg, classical.traced_eg
-        trace.score = score if board.turn else -score
-        return trace
+        native = self.native_evaluator()
+        return classical_trace(board, native if type(native) is Classical else None, self.config.eval)
 
     def explain(self, board: chess.Board) -> list[str]:
         """The static evaluation of *board* term by term, as the ``eval`` command
@@ -290,3 +271,32 @@ def _spectral_term(config: Config) -> tuple[SpectralTerm | None, str | None]:
     except ImportError as err:
         return None, f"spectral term switched off: {err} (numpy is not in this build)"
     return SpectralTerm(config.eval.spectral), None
+
+
+def classical_trace(board: chess.Board, classical: Classical | None = None, config: EvalConfig | None = None) -> Trace:
+    """The classical evaluation of *board* term by term and feature by feature, as the
+    evaluator on the engine's own board (:class:`blitzaco.classical.Classical`, the one
+    the default search runs; given, or made from *config*) traces it: the same
+    numbers as :meth:`blitzaco.evaluate.Evaluator.trace`, tested term by term and
+    feature by feature. What ``eval`` prints and the tuner fits."""
+    from blitzaco.board import Board
+    from blitzaco.classical import TERM_NAMES, Classical
+
+    if classical is None:
+        classical = Classical(config if config is not None else EvalConfig())
+    own = Board.from_chess(board.copy(stack=False))  # the evaluation reads no history
+    classical.reset(own)
+    classical.tracing = True
+    try:
+        score = classical.evaluate(own)
+    finally:
+        classical.tracing = False
+    trace = Trace()
+    for index, name in enumerate(TERM_NAMES):
+        trace.terms[name] = [classical.terms[index * 4 + k] for k in range(4)]
+    trace.features = classical.features
+    trace.phase = min(classical.phase[classical.top], FULL_PHASE)
+    trace.scale = classical.traced_scale
+    trace.mg, trace.eg = classical.traced_mg, classical.traced_eg
+    trace.score = score if board.turn else -score
+    return trace

@@ -182,7 +182,7 @@ def cross_check(seed: int, games: int, plies: int) -> int:
 
 def check_evaluation(classical: Classical, evaluator: Evaluator, reference: chess.Board) -> None:
     """Score *reference* with both evaluations (same configuration) and compare the
-    score and every term of the trace; raises :class:`Mismatch`. *classical* is
+    score, every term of the trace and every feature count; raises :class:`Mismatch`. *classical* is
     reset to the position."""
     reference = reference.copy(stack=False)  # the evaluation reads no history
     board = Board.from_chess(reference)
@@ -198,6 +198,12 @@ def check_evaluation(classical: Classical, evaluator: Evaluator, reference: ches
     for name in TERM_NAMES:
         if terms[name] != trace.terms[name]:
             raise Mismatch(f"{name}: {terms[name]} against {trace.terms[name]} in {reference.fen()}")
+    # The feature counts the tuner fits (a count of zero and no count are the same).
+    mine = {name: counts for name, counts in classical.features.items() if any(counts)}
+    theirs = {name: counts for name, counts in trace.features.items() if any(counts)}
+    if mine != theirs:
+        differ = sorted(name for name in mine.keys() | theirs.keys() if mine.get(name) != theirs.get(name))
+        raise Mismatch(f"feature counts differ ({', '.join(differ[:5])}) in {reference.fen()}")
 
 
 def eval_check(seed: int, games: int, plies: int, config: EvalConfig | None = None) -> int:

@@ -27,9 +27,10 @@ import chess.pgn
 import numpy as np
 
 from blitzaco.bundled import bundled_file
+from blitzaco.classical import Classical
 from blitzaco.config import Config, dump_toml
-from blitzaco.evaluate import Evaluator
 from blitzaco.movepick import see_ge
+from blitzaco.static_eval import classical_trace
 from blitzaco.tools.book import read_database
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 
@@ -167,8 +168,9 @@ def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | 
 
 def _write_set(samples: Iterable[tuple[chess.Board, float]], out: str | Path, config: Config,
                progress: Callable[[int], None] | None) -> int:
-    """Trace every (board, label) of *samples* at *config*'s weights into *out*."""
-    evaluator = Evaluator(config.eval)
+    """Trace every (board, label) of *samples* at *config*'s weights into *out*: the
+    features as the evaluator on the engine's own board counts them."""
+    classical = Classical(config.eval)
     tempo = config.eval.tempo
     names: dict[str, int] = {}
     rows: list[int] = []
@@ -181,7 +183,7 @@ def _write_set(samples: Iterable[tuple[chess.Board, float]], out: str | Path, co
     egs: list[int] = []
     fens: list[str] = []
     for board, result in samples:
-        trace = evaluator.trace(board)
+        trace = classical_trace(board, classical)
         row = len(results)
         for name, (white, black) in trace.features.items():
             if white != black:
