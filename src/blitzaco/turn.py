@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import chess
 
@@ -47,10 +47,19 @@ from blitzaco.tt import MOVE
 from blitzaco.wdl import material, wdl
 
 if TYPE_CHECKING:
-    from blitzaco.engine import Engine
-    from blitzaco.probe import TablebaseRoot
+    import random
 
-__all__ = ["Turn", "ThinkResult", "SearchInfo", "CurrMove", "Reporter", "CURRMOVE_AFTER_MS", "print_traceback"]
+    from blitzaco.config import Config
+    from blitzaco.options import Options
+    from blitzaco.pheromone import Trails
+    from blitzaco.probe import Probe, TablebaseRoot
+    from blitzaco.smp import HelperPool, HelperSettings
+    from blitzaco.static_eval import StaticEval
+    from blitzaco.tt import Table
+
+__all__ = [
+    "Turn", "EngineState", "ThinkResult", "SearchInfo", "CurrMove", "Reporter", "CURRMOVE_AFTER_MS", "print_traceback",
+]
 
 def print_traceback() -> None:
     """Print the exception being handled to stderr (a bug: the GUI gets an ``info
@@ -123,12 +132,33 @@ _WDL_NAMES = {
 }
 
 
+class EngineState(Protocol):
+    """What a turn reads of the engine's long-lived state
+    (:class:`blitzaco.engine.Engine` is one)."""
+
+    config: Config
+    options: Options
+    tt: Table
+    static: StaticEval
+    probe: Probe
+    trails: Trails
+    pool: HelperPool | None
+    #: The strength levels' draws.
+    level_rng: random.Random
+
+    def level(self) -> int:
+        """The strength level in force (20: full strength)."""
+
+    def helper_settings(self) -> HelperSettings:
+        """What the helper processes need besides the position."""
+
+
 class Turn:
     """One move's thinking (see the module's documentation). Used once, in the
     engine's search thread."""
 
     def __init__(
-        self, engine: Engine, board: chess.Board, limits: Limits, control: SearchControl, report: Reporter
+        self, engine: EngineState, board: chess.Board, limits: Limits, control: SearchControl, report: Reporter
     ) -> None:
         self.engine = engine
         self.board = board
