@@ -59,7 +59,7 @@ def _entries_for(megabytes: int) -> int:
 class SharedTranspositionTable(NativeTable):
     """The table in shared memory. Safe to use from several processes at once (torn
     entries read as misses); one process's object is used by one thread at a time.
-    Its own array (``slots``) stays empty: the entries are in :attr:`words`."""
+    Its own arrays (``keys``, ``data``) stay empty: the entries are in :attr:`words`."""
 
     words: memoryview
 
@@ -115,7 +115,7 @@ class SharedTranspositionTable(NativeTable):
     def resize(self, megabytes: int) -> None:
         """Not in place: a shared block keeps its size. The owner of helpers makes a
         new table (:meth:`blitzaco.smp.HelperPool.resize`). (NativeTable's
-        constructor sizes itself through this method: only its empty array.)"""
+        constructor sizes itself through this method: only its empty arrays.)"""
         if megabytes:
             raise NotImplementedError("a shared table is resized by replacing it")
         super().resize(0)

@@ -167,15 +167,15 @@ _GENERATION_SHIFT: Final = 44
 
 class NativeTable:
     """The transposition table of the search on the engine's own board
-    (:mod:`blitzaco.native_search`): one ``vec[i64]`` array of two words per entry,
-    the key (a signed 64-bit integer) and the entry packed in one integer, side by
-    side so that a probe reads one cache line, instead of a list of tuples; read and
+    (:mod:`blitzaco.native_search`): two ``vec[i64]`` arrays (keys as signed 64-bit
+    integers, entries packed in one integer) instead of a list of tuples, read and
     written by :meth:`find` and :meth:`put` without building an object. The same
     replacement rule as :class:`TranspositionTable`; :meth:`probe` and :meth:`store`
     serve the :class:`Table` protocol (unsigned keys, entry tuples) for everything
     else. Not thread-safe."""
 
-    slots: vec[i64]
+    keys: vec[i64]
+    data: vec[i64]
     mask: i64
     generation: int
 
@@ -190,17 +190,19 @@ class NativeTable:
         entries = max(1, megabytes * 1024 * 1024 // NATIVE_ENTRY_BYTES)
         size = 1 << (entries.bit_length() - 1)
         self.mask = size - 1
-        self.slots = vec[i64]()
+        self.keys = vec[i64]()
+        self.data = vec[i64]()
 
     @property
     def allocated(self) -> bool:
         """Whether the table holds its memory."""
-        return len(self.slots) == 2 * (self.mask + 1)
+        return len(self.keys) == self.mask + 1
 
     def allocate(self) -> None:
         """Take the table's memory, empty, unless it is held already."""
-        if len(self.slots) != 2 * (self.mask + 1):
-            self.slots = vec[i64]([0] * (2 * (self.mask + 1)))
+        if len(self.keys) != self.mask + 1:
+            self.keys = vec[i64]([0] * (self.mask + 1))
+            self.data = vec[i64]([0] * (self.mask + 1))
 
     def __len__(self) -> int:
         return int(self.mask + 1)
@@ -210,15 +212,18 @@ class NativeTable:
         place (a few milliseconds for 64 MB); interpreted, taken afresh (faster there
         than a Python loop)."""
         self.generation = 0
-        if len(self.slots) == 0:
+        if len(self.keys) == 0:
             return
         if INTERPRETED:
-            self.slots = vec[i64]()
+            self.keys = vec[i64]()
+            self.data = vec[i64]()
             self.allocate()
             return
-        slots = self.slots
-        for index in range(len(slots)):
-            slots[index] = 0
+        keys = self.keys
+        data = self.data
+        for index in range(len(keys)):
+            keys[index] = 0
+            data[index] = 0
 
     def new_search(self) -> None:
         self.allocate()
@@ -226,25 +231,24 @@ class NativeTable:
 
     def find(self, key: i64) -> i64:
         """The packed entry of *key* (signed), or 0."""
-        index = (key & self.mask) << 1
-        if self.slots[index] == key:
-            return self.slots[index + 1]
+        index = key & self.mask
+        if self.keys[index] == key:
+            return self.data[index]
         return 0
 
     def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
         """Store a result for *key* (signed) by :class:`TranspositionTable`'s rule."""
-        index = (key & self.mask) << 1
-        slots = self.slots
-        old = slots[index + 1]
+        index = key & self.mask
+        old = self.data[index]
         generation: i64 = self.generation & 255
         if old != 0:
-            if slots[index] != key:
+            if self.keys[index] != key:
                 if old >> _GENERATION_SHIFT == generation and depth < (old >> _DEPTH_SHIFT) & 255:
                     return
             elif move == 0:
                 move = old & 0xFFFF
-        slots[index] = key
-        slots[index + 1] = pack_entry(move, score, depth, bound, generation)
+        self.keys[index] = key
+        self.data[index] = pack_entry(move, score, depth, bound, generation)
 
     def probe(self, key: int) -> Entry | None:
         self.allocate()
@@ -261,13 +265,13 @@ class NativeTable:
 
     def hashfull(self) -> int:
         """Permille of the first thousand slots written during the current search."""
-        sample = min(1000, len(self.slots) // 2)
+        sample = min(1000, len(self.keys))
         if sample == 0:
             return 0
         generation = self.generation & 255
         used = 0
         for index in range(sample):
-            data = self.slots[2 * index + 1]
+            data = self.data[index]
             if data != 0 and data >> _GENERATION_SHIFT == generation:
                 used += 1
         return used * 1000 // sample
