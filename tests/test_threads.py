@@ -18,6 +18,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 
 import chess
 import chess.engine
@@ -149,6 +150,20 @@ def _with_native(native: bool) -> Config:
     return replace(config, search=replace(config.search, native=native))
 
 
+def _record_searches(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Search]:
+    """The searches *module*'s ``new_search`` builds from now on, in order."""
+    built: list[Search] = []
+    real_search = module.new_search
+
+    def recorded(pos: Position, plan: SearchPlan) -> Search:
+        search = real_search(pos, plan)
+        built.append(search)
+        return search
+
+    monkeypatch.setattr(module, "new_search", recorded)
+    return built
+
+
 @pytest.mark.parametrize("native", [True, False])
 def test_a_helper_searches_on_the_board_the_main_search_would(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
     """A helper builds its search from the same rule as the engine ([search] native,
@@ -157,15 +172,7 @@ def test_a_helper_searches_on_the_board_the_main_search_would(monkeypatch: pytes
     from blitzaco import native_search as search_module
     from blitzaco.smp import _CONTROL_WORDS, _TOKEN, HelperSettings, _HelperSearcher
 
-    built: list[Search] = []
-    real_search = search_module.new_search
-
-    def recorded(pos: Position, plan: SearchPlan) -> Search:
-        search = real_search(pos, plan)
-        built.append(search)
-        return search
-
-    monkeypatch.setattr(search_module, "new_search", recorded)
+    built = _record_searches(monkeypatch, search_module)
     table = SharedTranspositionTable(1)
     words = memoryview(bytearray(8 * _CONTROL_WORDS)).cast("Q")
     try:
@@ -194,15 +201,7 @@ def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPa
     search runs on the board [search] native chooses, the shared table serving both."""
     from blitzaco import turn
 
-    mains: list[Search] = []
-    real_search = turn.new_search
-
-    def recorded(pos: Position, plan: SearchPlan) -> Search:
-        search = real_search(pos, plan)
-        mains.append(search)
-        return search
-
-    monkeypatch.setattr(turn, "new_search", recorded)
+    mains = _record_searches(monkeypatch, turn)
     engine = Engine(_with_native(native))
     try:
         engine.set_option("own_book", False)
