@@ -34,6 +34,7 @@ from blitzaco.native_net import NetEvaluator
 from blitzaco.nnue import load_weights
 from blitzaco.perft import perft as chess_perft
 from blitzaco.position import Position
+from blitzaco.tools.boardcheck import code_of
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -93,8 +94,7 @@ def _network(boards: list[chess.Board]) -> None:
         print("network: assets/net.bin is not installed")
         return
     evaluator = NetEvaluator(Config().eval, load_weights(path))
-    items = [(core.Board.from_chess(board, 4), [m.from_square | m.to_square << 6 | (m.promotion or 0) << 12
-                                                for m in board.legal_moves]) for board in boards]
+    items = [(core.Board.from_chess(board, 4), [code_of(move) for move in board.legal_moves]) for board in boards]
 
     def loop(follow: bool, evaluate: bool) -> float:
         moves = 0

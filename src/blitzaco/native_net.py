@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i16, i64
 
-from blitzaco.board import INTERPRETED, MAX_PLY, SQ120, WHITE, Board
+from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
 from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
-from blitzaco.nnue import INPUTS, NetworkWeights
+from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -76,7 +76,7 @@ class NetEvaluator(Classical):
         self.divisor = weights.qa * weights.qb
         self.b2 = weights.b2
         self.weight = weight
-        self.residual = bool(weights.flags & 1)
+        self.residual = bool(weights.flags & FLAG_RESIDUAL)
         # The first-layer rows, feature-major, and a row of zeros after them (the row
         # of a change a move does not have).
         self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
@@ -99,7 +99,7 @@ class NetEvaluator(Classical):
                 acc[base + j] = self.b1[j]
         for square in range(64):
             piece = board.squares[SQ120[square]]
-            if piece != 0:
+            if piece != EMPTY:
                 self._add_piece(piece, square)
 
     def make(self, board: Board) -> None:
@@ -145,6 +145,9 @@ class NetEvaluator(Classical):
                         add1 = row
             src = parent + perspective * hidden
             dst = child + perspective * hidden
+            # The general pass below with zero rows gives the same values; the quiet
+            # move's own pass reads two rows fewer: 0.35 against 0.44 us to follow a
+            # move, compiled (scripts/core_speed.py).
             if add1 == zero and sub1 == zero:  # a quiet move or a promotion
                 for j in range(hidden):
                     acc[dst + j] = i16(i64(acc[src + j]) + i64(w1[add0 + j]) - i64(w1[sub0 + j]))

@@ -40,14 +40,12 @@ from typing import Final
 from mypy_extensions import i64
 
 from blitzaco.shm import SharedBlock, attach_block, create_block
-from blitzaco.tt import NATIVE_ENTRY_BYTES, NativeTable, pack_entry
+from blitzaco.tt import NATIVE_ENTRY_BYTES, NativeTable, entry_generation, pack_entry, replacement
 
 __all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack_entry"]
 
 #: Bytes per entry: two 64-bit words.
 SHARED_ENTRY_BYTES: Final = NATIVE_ENTRY_BYTES
-_GENERATION_SHIFT: Final = 44
-_DEPTH_SHIFT: Final = 34
 _ZERO_CHUNK: Final = bytes(1 << 20)
 
 
@@ -157,22 +155,15 @@ class SharedTranspositionTable(NativeTable):
         return 0
 
     def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
-        """Store a result by the rule of the process's own table: an empty slot, the
-        same position, an entry of an earlier search, or one no deeper than the new
-        one."""
+        """Store a result by the rule of the process's own table
+        (:func:`blitzaco.tt.replacement`)."""
         index = (key & self.mask) << 1
         words = self.words
-        generation: i64 = self.generation & 255
         old: i64 = words[index + 1]
-        if old != 0:
-            if words[index] ^ old != key:
-                if old >> _GENERATION_SHIFT == generation and depth < (old >> _DEPTH_SHIFT) & 255:
-                    return
-            elif move == 0:
-                move = old & 0xFFFF
-        data = pack_entry(move, score, depth, bound, generation)
-        words[index] = key ^ data
-        words[index + 1] = data
+        data = replacement(old, old != 0 and words[index] ^ old == key, move, score, depth, bound, self.generation)
+        if data != 0:
+            words[index] = key ^ data
+            words[index + 1] = data
 
     def hashfull(self) -> int:
         """Permille of the first thousand slots written during the current search."""
@@ -182,6 +173,6 @@ class SharedTranspositionTable(NativeTable):
         used = 0
         for index in range(1, 2 * sample, 2):
             data: i64 = words[index]
-            if data != 0 and data >> _GENERATION_SHIFT == generation:
+            if data != 0 and entry_generation(data) == generation:
                 used += 1
         return used * 1000 // sample

@@ -44,6 +44,8 @@ __all__ = [
     "NativeTable",
     "NATIVE_ENTRY_BYTES",
     "pack_entry",
+    "replacement",
+    "entry_generation",
     "entry_move",
     "entry_score",
     "entry_depth",
@@ -200,7 +202,7 @@ class NativeTable:
 
     def allocate(self) -> None:
         """Take the table's memory, empty, unless it is held already."""
-        if len(self.keys) != self.mask + 1:
+        if not self.allocated:
             self.keys = vec[i64]([0] * (self.mask + 1))
             self.data = vec[i64]([0] * (self.mask + 1))
 
@@ -239,16 +241,10 @@ class NativeTable:
     def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
         """Store a result for *key* (signed) by :class:`TranspositionTable`'s rule."""
         index = key & self.mask
-        old = self.data[index]
-        generation: i64 = self.generation & 255
-        if old != 0:
-            if self.keys[index] != key:
-                if old >> _GENERATION_SHIFT == generation and depth < (old >> _DEPTH_SHIFT) & 255:
-                    return
-            elif move == 0:
-                move = old & 0xFFFF
-        self.keys[index] = key
-        self.data[index] = pack_entry(move, score, depth, bound, generation)
+        data = replacement(self.data[index], self.keys[index] == key, move, score, depth, bound, self.generation)
+        if data != 0:
+            self.keys[index] = key
+            self.data[index] = data
 
     def probe(self, key: int) -> Entry | None:
         self.allocate()
@@ -256,8 +252,7 @@ class NativeTable:
         data = self.find(signed)
         if data == 0:
             return None
-        generation = data >> _GENERATION_SHIFT
-        return (key, entry_move(data), entry_score(data), entry_depth(data), entry_bound(data), generation)
+        return (key, entry_move(data), entry_score(data), entry_depth(data), entry_bound(data), entry_generation(data))
 
     def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
         self.allocate()
@@ -272,7 +267,7 @@ class NativeTable:
         used = 0
         for index in range(sample):
             data = self.data[index]
-            if data != 0 and data >> _GENERATION_SHIFT == generation:
+            if data != 0 and entry_generation(data) == generation:
                 used += 1
         return used * 1000 // sample
 
@@ -285,6 +280,22 @@ def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64) -
         move | (score + _SCORE_OFFSET) << _SCORE_SHIFT | depth << _DEPTH_SHIFT | bound << _BOUND_SHIFT
         | generation << _GENERATION_SHIFT
     )
+
+
+def replacement(old: i64, same_key: bool, move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
+    """The data to store over *old* (the slot's data; 0: empty) by
+    :class:`TranspositionTable`'s rule, or 0 to keep *old*: an empty slot, the same
+    position (keeping its move when the new result has none), an entry of an earlier
+    search, or one no deeper than the new one is replaced. *generation*: the table's
+    search count."""
+    current: i64 = generation & 255
+    if old != 0:
+        if not same_key:
+            if entry_generation(old) == current and depth < entry_depth(old):
+                return 0
+        elif move == 0:
+            move = entry_move(old)
+    return pack_entry(move, score, depth, bound, current)
 
 
 def entry_move(data: i64) -> i64:
@@ -301,3 +312,7 @@ def entry_depth(data: i64) -> i64:
 
 def entry_bound(data: i64) -> i64:
     return (data >> _BOUND_SHIFT) & 3
+
+
+def entry_generation(data: i64) -> i64:
+    return (data >> _GENERATION_SHIFT) & 255
