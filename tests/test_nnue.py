@@ -305,6 +305,27 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
     assert max(errors) <= 3.0, max(errors)
 
 
+
+def test_training_names_its_device_and_returns_the_model_on_the_cpu() -> None:
+    """``train-net --device``: "auto" is the CPU on a machine without a GPU and
+    trains the very model that "cpu" trains (same seed, same batches); the model comes
+    back on the CPU, ready to quantise; an unknown device is refused by torch."""
+    import torch
+
+    from blitzaco.tools.tune.nn import TrainSettings, load_arrays, torch_device, train
+
+    data = load_arrays(DATA / "labels_sample.bin", 200)
+    runs = {}
+    for name in ("cpu", "auto"):
+        model, summary = train(data, TrainSettings(hidden=8, epochs=2, batch=64, device=name), log=lambda _: None)
+        assert summary["device"] == torch_device(name) and next(model.parameters()).device.type == "cpu"
+        runs[name] = model.state_dict()
+    if not torch.cuda.is_available():
+        assert torch_device("auto") == "cpu"
+        assert all(torch.equal(runs["cpu"][key], runs["auto"][key]) for key in runs["cpu"])
+    with pytest.raises(RuntimeError):
+        train(data, TrainSettings(hidden=8, epochs=1, batch=64, device="nonsense"), log=lambda _: None)
+
 def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
     """With Threads 2 the helper's positions carry the accumulator (a helper that
     evaluated without it would fill the shared table with garbage scores)."""

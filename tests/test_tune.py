@@ -454,6 +454,40 @@ def test_labelled_positions_are_quiet_seeded_and_resumable(tmp_path: Path) -> No
     assert extended.startswith(again.read_bytes()) and more["total"] >= figures["total"] + 20
 
 
+
+@pytest.mark.skipif(__import__("blitzaco.tools.tune.labels", fromlist=["x"]).find_stockfish() is None,
+                    reason="Stockfish labels the positions")
+def test_a_label_run_out_of_time_stops_and_continues_where_it_stopped(tmp_path: Path) -> None:
+    """``--max-minutes``: a run whose time is spent writes no game it has not
+    finished, and the same seed continued later makes the file a run without the
+    limit makes."""
+    import json
+
+    from blitzaco.tools.tune.labels import MAGIC, generate
+
+    cut = tmp_path / "cut.bin"
+    figures = generate(cut, 10_000, seed=5, nodes=200, workers=1, progress=False, max_seconds=1e-6)
+    assert figures["positions"] == 0 and cut.read_bytes() == MAGIC
+    assert json.loads(cut.with_name("cut.bin.json").read_text())["games"] == 0
+    generate(cut, 20, seed=5, nodes=200, workers=1, progress=False)
+    whole = tmp_path / "whole.bin"
+    generate(whole, 20, seed=5, nodes=200, workers=1, progress=False)
+    assert cut.read_bytes() == whole.read_bytes() and len(whole.read_bytes()) > len(MAGIC)
+
+
+@pytest.mark.skipif(__import__("blitzaco.tools.tune.labels", fromlist=["x"]).stockfish_name() != "Stockfish 15.1",
+                    reason="the recorded games are Stockfish 15.1's")
+def test_the_pipe_driver_plays_the_games_python_chess_played(tmp_path: Path) -> None:
+    """labels_s3_n300.bin was written (seed 3, 300 nodes, 148 positions of 3 games)
+    when python-chess's engine layer drove Stockfish; the label worker's own UCI
+    driver must make the same file, byte for byte: the same position commands, the
+    same score read, the same game ends."""
+    from blitzaco.tools.tune.labels import generate
+
+    out = tmp_path / "again.bin"
+    generate(out, 120, seed=3, nodes=300, workers=1, progress=False)
+    assert out.read_bytes() == (ROOT / "tests" / "data" / "labels_s3_n300.bin").read_bytes()
+
 def test_wdl_fit_recovers_a_known_model() -> None:
     """Observations drawn from a known model: the fit predicts them as well as the
     model that made them (log loss within 1 %), and far better than a flat guess."""

@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--force", action="store_true",
                        help="label with a seed already used (its positions are not new to the net)")
     label.add_argument("--stockfish", help="the Stockfish binary (default: found on PATH or in /usr/games)")
+    label.add_argument("--max-minutes", type=float, default=0.0,
+                       help="stop after this many minutes (0: no limit); the run can be continued later")
     label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
 
     net = commands.add_parser("train-net", help="train the network term on label files (torch) and write it with "
@@ -86,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="the spectral features as extra inputs, to measure their held-out loss: the engine cannot "
                           "run such a net, so only the summary (OUT with .json) is written")
     net.add_argument("--seed", type=int, default=1)
+    net.add_argument("--weight-decay", type=float, default=0.0,
+                     help="AdamW's decoupled weight decay (0: Adam without decay)")
+    net.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                     help="where torch trains (auto: a GPU when torch sees one)")
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
 
     check = commands.add_parser(
@@ -155,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         if not _seed_allowed(args.seed, args.record, args.force):
             return 2
         figures = generate(args.out, args.positions, seed=args.seed, nodes=args.nodes, workers=args.workers,
-                           stockfish=args.stockfish)
+                           stockfish=args.stockfish, max_seconds=60 * args.max_minutes)
         print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
               f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
         return 0
@@ -416,7 +422,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
                              scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
-                             max_seconds=60 * args.max_minutes)
+                             max_seconds=60 * args.max_minutes, device=args.device,
+                             weight_decay=args.weight_decay)
     try:
         model, summary = train(data, settings, base=base, dense=dense, held=sum(held_parts), start=start,
                                log=lambda line: print(line, file=sys.stderr, flush=True))
@@ -465,7 +472,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "epochs_run": summary["epochs_run"],
         "best_epoch": summary["best_epoch"],
         "batch": args.batch,
-        "optimiser": {"name": "Adam", "lr": lr, "betas": list(ADAM_BETAS), "eps": ADAM_EPS, "weight_decay": 0.0,
+        "optimiser": {"name": "AdamW" if args.weight_decay else "Adam", "lr": lr, "betas": list(ADAM_BETAS),
+                      "eps": ADAM_EPS, "weight_decay": args.weight_decay,
                       "state": "fresh at the start of each training run (Adam's moments are not kept)"},
         "schedule": {"name": "cosine annealing per step", "from": lr, "to": lr / LR_FLOOR, "steps": summary["steps"]},
         "weight_limits": {"first_layer": WEIGHT_LIMIT, "first_bias": BIAS_LIMIT},
@@ -478,6 +486,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "history": [{"epoch": epoch, "train": fit_loss, "held_out": held_loss, "seconds": seconds}
                     for epoch, fit_loss, held_loss, seconds in summary["history"]],
         "seconds": summary["seconds"],
+        "device": summary["device"],
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "commit": rec.git_commit(),

@@ -39,6 +39,7 @@ import multiprocessing
 import random
 import shutil
 import struct
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ from blitzaco.tools.tune.positions import is_quiet, tuning_openings
 
 __all__ = [
     "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",
-    "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name",
+    "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name", "Stockfish",
 ]
 
 MAGIC = b"BACOLBL1"
@@ -173,13 +174,95 @@ def _quiet(board: chess.Board, move: chess.Move) -> bool:
 
 # ----------------------------------------------------------------------- games
 
-_worker_engine: chess.engine.SimpleEngine | None = None
+class Stockfish:
+    """A UCI engine driven over its pipes, as the label games need it and no more:
+    a new game, then the move and the score of a search of so many nodes. Four times
+    lighter than python-chess's engine layer (its event loop, a thread and a lock per
+    command), which cost as much processor time as Stockfish's own search at 1,000
+    nodes (``scripts/label_study.py``). It sends what python-chess's ``play`` sends
+    (``ucinewgame``, the root position with the moves since, ``go nodes``) and reads
+    the score as it does (the last one reported), so the games are the same."""
+
+    def __init__(self, binary: str) -> None:
+        self._process = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self._send("uci")
+        self._read_until("uciok")
+        self._send("setoption name Threads value 1")
+        self._send("setoption name Hash value 16")
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def _send(self, line: str) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(line + "\n")
+        self._process.stdin.flush()
+
+    def _lines(self) -> Iterator[str]:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            yield line
+        raise chess.engine.EngineTerminatedError("Stockfish ended")
+
+    def _read_until(self, word: str) -> None:
+        for line in self._lines():
+            if line.startswith(word):
+                return
+
+    def new_game(self) -> None:
+        """``ucinewgame``: the table cleared, so that a game does not depend on the last."""
+        self._send("ucinewgame")
+        self._send("isready")
+        self._read_until("readyok")
+
+    def play(self, board: chess.Board, nodes: int = 0, depth: int = 0) -> tuple[chess.Move | None, int | None, bool]:
+        """The move Stockfish plays in *board* after *nodes* nodes (or to *depth*),
+        its last score (centipawns, or moves to mate) and whether that score is a
+        mate, from the side to move's view; (None, None, False) when it gives no move."""
+        root = board.root().fen(en_passant="fen")  # python-chess's choice, so the keys agree
+        moves = " ".join(move.uci() for move in board.move_stack)
+        where = "startpos" if root == chess.STARTING_FEN else f"fen {root}"
+        self._send(f"position {where}" + (f" moves {moves}" if moves else ""))
+        self._send(f"go depth {depth}" if depth else f"go nodes {nodes}")
+        score: int | None = None
+        mate = False
+        for line in self._lines():
+            if line.startswith("bestmove"):
+                words = line.split()
+                move = board.parse_uci(words[1]) if len(words) > 1 and words[1] != "(none)" else None
+                return move, score, mate
+            if line.startswith("info") and " score " in line:
+                words = line.split()
+                at = words.index("score")
+                mate, score = words[at + 1] == "mate", int(words[at + 2])
+        raise AssertionError("unreachable")
+
+    def quit(self) -> None:
+        try:
+            self._send("quit")
+            self._process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self._process.kill()
+
+
+_worker_engine: Stockfish | None = None
 
 
 def _start_worker(stockfish: str) -> None:
     global _worker_engine
-    _worker_engine = chess.engine.SimpleEngine.popen_uci(stockfish)
-    _worker_engine.configure({"Threads": 1, "Hash": 16})
+    _worker_engine = Stockfish(stockfish)
+
+
+def _game_over(board: chess.Board) -> chess.Outcome | None:
+    """``board.outcome(claim_draw=True)``, without its costly claim test (every legal
+    move made and the game replayed) where no claim can be made: a threefold claim
+    needs a position met twice among the positions since the last irreversible move,
+    which takes at least 7 reversible plies; a fifty-move claim at least 99."""
+    if board.halfmove_clock < 7:
+        return board.outcome()
+    return board.outcome(claim_draw=True)
 
 
 def _play(task: tuple[int, int, int, str]) -> list[bytes]:
@@ -187,6 +270,7 @@ def _play(task: tuple[int, int, int, str]) -> list[bytes]:
     index, seed, nodes, fen = task
     engine = _worker_engine
     assert engine is not None
+    engine.new_game()
     rng = random.Random(seed * 1_000_003 + index)
     board = chess.Board(fen)
     for _ in range(rng.randint(0, 6)):
@@ -198,28 +282,26 @@ def _play(task: tuple[int, int, int, str]) -> list[bytes]:
     extreme = 0
     result = 0.5
     while True:
-        outcome = board.outcome(claim_draw=True)
+        outcome = _game_over(board)
         if outcome is not None:
             result = 0.5 if outcome.winner is None else float(outcome.winner)
             break
         if board.ply() >= MAX_PLIES:
             break
-        played = engine.play(board, chess.engine.Limit(nodes=nodes), game=(seed, index), info=chess.engine.INFO_SCORE)
-        score = played.info.get("score")
-        if played.move is None or score is None:
+        move, score, mate = engine.play(board, nodes)
+        if move is None or score is None:
             break
-        pov = score.pov(board.turn)
-        if pov.is_mate() or abs(pov.score() or 0) >= RESIGN_CP:
+        if mate or abs(score) >= RESIGN_CP:
             extreme += 1
             if extreme >= RESIGN_PLIES:
-                winning = pov.score(mate_score=100_000) > 0  # type: ignore[operator]
+                winning = score > 0  # "mate 0": the side to move is mated
                 result = float(winning == board.turn)
                 break
         else:
             extreme = 0
-            if board.ply() >= SKIP_PLIES and _quiet(board, played.move):
-                kept.append((board.copy(stack=False), int(pov.score())))  # type: ignore[arg-type]
-        board.push(played.move)
+            if board.ply() >= SKIP_PLIES and _quiet(board, move):
+                kept.append((board.copy(stack=False), score))
+        board.push(move)
     return [encode(position, score, result) for position, score in kept]
 
 
@@ -232,10 +314,12 @@ def generate(
     workers: int = 2,
     stockfish: str | None = None,
     progress: bool = True,
+    max_seconds: float = 0.0,
 ) -> dict[str, float]:
     """Add labelled positions to *out* until it holds *positions* (or more: whole
-    games are kept), continuing an earlier run of the same seed and nodes. Returns
-    the run's figures: games, positions, seconds, positions per hour."""
+    games are kept), or until *max_seconds* have passed (0: no limit; the games under
+    way then are not kept), continuing an earlier run of the same seed and nodes.
+    Returns the run's figures: games, positions, seconds, positions per hour."""
     stockfish = stockfish or find_stockfish()
     if stockfish is None:
         raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
@@ -250,19 +334,23 @@ def generate(
             raise ValueError(f"{out} was made with seed {saved['seed']} and {saved['nodes']} nodes")
         saved.setdefault("stockfish", state["stockfish"])  # an older run's file may lack it (and its start date)
         state = saved
-        with open(out, "r+b") as handle:  # drop a record cut short by a crash
-            handle.truncate(len(MAGIC) + state["positions"] * RECORD_BYTES)
+        with open(out, "r+b") as cut:  # drop a record cut short by a crash
+            cut.truncate(len(MAGIC) + state["positions"] * RECORD_BYTES)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(MAGIC)
+        state_path.write_text(json.dumps(state))
     fens = [opening.board().fen() for opening in tuning_openings(4096, seed=seed, random_plies=0)]
     started = time.perf_counter()
     first_game, first_positions = state["games"], state["positions"]
 
+    def out_of_time() -> bool:
+        return max_seconds > 0 and time.perf_counter() - started >= max_seconds
+
     context = multiprocessing.get_context("spawn")
     index = first_game
     with context.Pool(workers, initializer=_start_worker, initargs=(stockfish,)) as pool, open(out, "ab") as handle:
-        while state["positions"] < positions:
+        while state["positions"] < positions and not out_of_time():
             # A few games per worker at a time, written in their order (imap).
             batch = [(i, seed, nodes, fens[i % len(fens)]) for i in range(index, index + 4 * workers)]
             index += len(batch)
@@ -275,7 +363,7 @@ def generate(
                 if progress:
                     rate = (state["positions"] - first_positions) / max(time.perf_counter() - started, 1e-9) * 3600
                     progress_bar(min(state["positions"], positions), positions, f"positions, {rate:,.0f}/hour")
-                if state["positions"] >= positions:
+                if state["positions"] >= positions or out_of_time():
                     break
         pool.terminate()
     seconds = time.perf_counter() - started

@@ -159,6 +159,20 @@ class TrainSettings:
     residual: bool = False
     #: Stop after the epoch that ends past this many seconds of training (0: never).
     max_seconds: float = 0.0
+    #: Where torch trains: "cpu", "cuda", or "auto" (a GPU when torch sees one). The
+    #: returned model is on the CPU either way.
+    device: str = "cpu"
+    #: Decoupled weight decay (AdamW) per step, times the learning rate; 0: plain Adam.
+    weight_decay: float = 0.0
+
+
+def torch_device(name: str) -> str:
+    """The torch device that *name* ("cpu", "cuda", "auto") stands for."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
 
 
 #: Adam's settings other than the learning rate (torch's defaults), for the record.
@@ -272,20 +286,28 @@ def train(
     if not 0 <= held <= n:
         raise ValueError(f"{held} held-out positions of {n}")
     fit = n - held
-    stm = torch.from_numpy(data.stm)
-    other = torch.from_numpy(data.other)
+    device = torch.device(torch_device(settings.device))
+    stm = torch.from_numpy(data.stm).to(device)
+    other = torch.from_numpy(data.other).to(device)
     expected = torch.from_numpy(target(data.score, data.result, settings.lam, settings.scale).astype(np.float32))
-    offset = torch.from_numpy((base / 100.0).astype(np.float32)) if base is not None else torch.zeros(n)
+    expected = expected.to(device)
+    offset = (torch.from_numpy((base / 100.0).astype(np.float32)) if base is not None else torch.zeros(n)).to(device)
     extra: torch.Tensor | None = None
     if dense is not None:
         half = dense.shape[1] // 2
         both = np.concatenate([dense[:fit, :half], dense[:fit, half:]])  # one scale per feature, both sides
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
-        extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32))
+        extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
     model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2)
     if start is not None:
         start_weights(model, start)
-    optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
+    model.to(device)
+    optimiser: torch.optim.Optimizer
+    if settings.weight_decay:
+        optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, betas=ADAM_BETAS, eps=ADAM_EPS,
+                                      weight_decay=settings.weight_decay)
+    else:
+        optimiser = torch.optim.Adam(model.parameters(), lr=settings.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
     steps = settings.epochs * math.ceil(fit / settings.batch)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(1, steps), eta_min=settings.lr / LR_FLOOR)
     k = 100.0 / settings.scale
@@ -298,7 +320,7 @@ def train(
         if not held:
             return float("nan")
         with torch.no_grad():
-            index = torch.arange(fit, n)
+            index = torch.arange(fit, n, device=device)
             return float(sum(loss_of(chunk) * len(chunk) for chunk in index.split(65536)) / held)
 
     best = (held_out_loss(), {key: value.clone() for key, value in model.state_dict().items()}, 0)
@@ -310,7 +332,7 @@ def train(
         if settings.max_seconds and time.perf_counter() - started > settings.max_seconds:
             log(f"stopped after epoch {epoch - 1}: the {settings.max_seconds:.0f} s allowed are spent")
             break
-        order = torch.randperm(fit)
+        order = torch.randperm(fit).to(device)  # drawn on the CPU: the same order on every device
         total = 0.0
         for index in order.split(settings.batch):
             optimiser.zero_grad()
@@ -326,6 +348,7 @@ def train(
         if not check >= best[0]:
             best = (check, {key: value.clone() for key, value in model.state_dict().items()}, epoch)
     model.load_state_dict(best[1])
+    model.to("cpu")
     summary = {
         "positions": fit,
         "held_out": held,
@@ -341,6 +364,7 @@ def train(
         "residual": settings.residual,
         "extra_inputs": 0 if dense is None else dense.shape[1],
         "seconds": round(time.perf_counter() - started, 1),
+        "device": str(device),
         "history": history,
     }
     return model, summary

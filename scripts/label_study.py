@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""What a Stockfish label costs and how good it is, per setting of the label generator
+(``tune.py label``), for choosing its nodes per move:
+
+    python scripts/label_study.py cost --nodes 1000 2000 5000 --games 12
+    python scripts/label_study.py quality --data runs/data/labels_s12.bin --positions 2000 --workers 2
+
+* ``cost``: label games played in this process, one worker, as ``tune.py label``
+  plays them (seed 90, games 0..N-1). For each setting: positions kept per game, and
+  the processor time per kept position of this process (python-chess's board, the
+  quiet test, the UCI driver) and of Stockfish (from /proc, its start not counted). Processor time,
+  not wall time, so a busy machine gives the same figures; positions per hour on two
+  cores is 2 x 3600 s over the sum (both kept busy, as the pool does).
+* ``quality``: the last *positions* records of a label file labelled again from
+  scratch (a fresh table each) at each nodes setting and at depth 12 (the reference):
+  the mean squared difference of ``sigmoid(cp / 361)`` (the score's share of the
+  training target) from the reference's, and the mean absolute difference in
+  centipawns (scores clipped to +-1500). In a game the search also inherits the
+  table of the moves before, so these from-scratch labels are a little noisier than
+  the games' own; the comparison between settings is the point.
+
+Prints a table; ``--json FILE`` writes the figures too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from blitzaco.tools.tune import labels
+from blitzaco.tools.tune.positions import tuning_openings
+
+REFERENCE_DEPTH = 12
+CLIP = 1500
+
+
+def _process_seconds(pid: int) -> float:
+    """The processor time (user and system) of process *pid* so far (Linux's /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cost(nodes: int, games: int, stockfish: str) -> dict[str, float]:
+    fens = [opening.board().fen() for opening in tuning_openings(4096, seed=90, random_plies=0)]
+    labels._start_worker(stockfish)
+    engine = labels._worker_engine
+    assert engine is not None
+    engine.new_game()  # Stockfish has loaded its network: its start is not counted
+    own, children, wall = time.process_time(), _process_seconds(engine.pid), time.perf_counter()
+    kept = 0
+    for index in range(games):
+        kept += len(labels._play((index, 90, nodes, fens[index])))
+    python = time.process_time() - own
+    sf = _process_seconds(engine.pid) - children
+    engine.quit()
+    per = (python + sf) / max(kept, 1)
+    return {"nodes": nodes, "games": games, "kept": kept, "kept_per_game": kept / games,
+            "python_ms": 1000 * python / max(kept, 1), "stockfish_ms": 1000 * sf / max(kept, 1),
+            "python_share": python / (python + sf), "per_hour_two_cores": 2 * 3600 / per,
+            "wall_seconds": time.perf_counter() - wall}
+
+
+_engine: labels.Stockfish | None = None
+
+
+def _start(stockfish: str) -> None:
+    global _engine
+    _engine = labels.Stockfish(stockfish)
+
+
+def _label(task: tuple[str, list[int]]) -> list[int]:
+    fen, nodes_list = task
+    assert _engine is not None
+    import chess
+
+    board = chess.Board(fen)
+    scores = []
+    for nodes in [0, *nodes_list]:
+        _engine.new_game()
+        _, score, mate = _engine.play(board, nodes=nodes, depth=0 if nodes else REFERENCE_DEPTH)
+        value = 0 if score is None else score
+        scores.append((CLIP if value > 0 else -CLIP) if mate else max(-CLIP, min(CLIP, value)))
+    return scores
+
+
+def quality(data: str, positions: int, nodes_list: list[int], workers: int, stockfish: str) -> list[dict[str, float]]:
+    count = labels.count_labels(data)
+    fens = [record.board.fen() for record in labels.read_labels(data, max(0, count - positions))]
+    started = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(workers, initializer=_start, initargs=(stockfish,)) as pool:
+        rows = np.array(pool.map(_label, [(fen, nodes_list) for fen in fens], chunksize=8), dtype=np.float64)
+    seconds = time.perf_counter() - started
+    share = 1.0 / (1.0 + np.exp(-rows / labels.TARGET_SCALE))
+    out = []
+    for column, nodes in enumerate(nodes_list, start=1):
+        out.append({"nodes": nodes, "positions": len(fens), "reference_depth": REFERENCE_DEPTH,
+                    "mse_sigmoid": float(np.mean((share[:, column] - share[:, 0]) ** 2)),
+                    "mean_abs_cp": float(np.mean(np.abs(rows[:, column] - rows[:, 0]))),
+                    "seconds_all_settings": seconds})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stockfish", default=labels.find_stockfish())
+    parser.add_argument("--json", help="write the figures here too")
+    commands = parser.add_subparsers(dest="command", required=True)
+    c = commands.add_parser("cost")
+    c.add_argument("--nodes", type=int, nargs="+", default=[1000, 2000, 5000])
+    c.add_argument("--games", type=int, default=12)
+    q = commands.add_parser("quality")
+    q.add_argument("--data", required=True)
+    q.add_argument("--positions", type=int, default=2000)
+    q.add_argument("--nodes", type=int, nargs="+", default=[1000, 2000, 5000])
+    q.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.stockfish is None:
+        print("label_study: Stockfish not found", file=sys.stderr)
+        return 2
+    figures: list[dict[str, Any]]
+    if args.command == "cost":
+        figures = [cost(nodes, args.games, args.stockfish) for nodes in args.nodes]
+        print(f"{'nodes':>6} | kept/game | python ms | stockfish ms | python share | per hour, 2 cores")
+        for row in figures:
+            print(f"{row['nodes']:6d} | {row['kept_per_game']:9.1f} | {row['python_ms']:9.2f} | "
+                  f"{row['stockfish_ms']:12.2f} | {row['python_share']:12.1%} | {row['per_hour_two_cores']:,.0f}")
+    else:
+        figures = quality(args.data, args.positions, args.nodes, args.workers, args.stockfish)
+        print(f"{'nodes':>6} | positions | mse of sigmoid vs depth {REFERENCE_DEPTH} | mean |cp| difference")
+        for row in figures:
+            print(f"{row['nodes']:6d} | {row['positions']:9d} | {row['mse_sigmoid']:27.6f} | {row['mean_abs_cp']:.1f}")
+    stockfish_id = labels.stockfish_name(args.stockfish)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"command": " ".join(["label_study.py", *(argv or sys.argv[1:])]), "stockfish": stockfish_id,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "figures": figures},
+                      handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
