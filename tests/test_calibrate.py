@@ -93,24 +93,26 @@ def test_levels_above_stockfish_lowest_play_stockfish_and_the_rest_the_chain(mon
     assert done[3].elo == pytest.approx(done[2].elo)  # 50 % against level 8
 
 
-def test_each_guess_is_shifted_by_the_level_measured_before_it(monkeypatch: Any) -> None:
+def test_each_guess_is_shifted_by_the_node_limited_level_measured_before_it(monkeypatch: Any) -> None:
     played: list[tuple[EngineSpec, EngineSpec]] = []
-    # Level 20 (entry 1800) is guessed at 1700 and measured at 1700 + 191 (75 %), 91
-    # above its entry; level 16 is then guessed 91 above its own (1600 -> 1690) and
-    # measured there (50 %), so level 12 is guessed 90 above its entry, 1490.
-    results = {"sf1700": (75, 0, 25), "sf1690": (50, 0, 50), "sf1490": (50, 0, 50)}
+    # Level 20 (entry 1800) is guessed at 1700 and measured at 1700 + 191 (75 %); full
+    # strength plays on the clock, so level 16 keeps its entry as its guess (1600).
+    # Level 16 measures 1600 + 191, 191 above its entry, so level 12 is guessed 191
+    # above its own: 1400 -> 1591, Stockfish at 1590.
+    results = {"sf1700": (75, 0, 25), "sf1600": (75, 0, 25), "sf1590": (50, 0, 50)}
     monkeypatch.setattr(calibrate, "play_match", _scripted(results, played))
     table = [800 + 50 * level for level in range(21)]  # level 20: 1800, 16: 1600, 12: 1400
     done = measure(_plan(), [20, 16, 12], table, first_guess=1700)
-    assert [second.name for _, second in played] == ["sf1700", "sf1690", "sf1490"]
+    assert [second.name for _, second in played] == ["sf1700", "sf1600", "sf1590"]
     assert done[0].elo == pytest.approx(1700 + 190.8, abs=0.1)
-    assert done[1].elo == pytest.approx(1690)
+    assert done[1].elo == pytest.approx(1600 + 190.8, abs=0.1)
+    assert done[2].elo == pytest.approx(1590)
     # A level guessed below Stockfish's lowest setting plays the chain, however its entry reads.
     played.clear()
-    results = {"sf1800": (2, 0, 98), "level20": (50, 0, 50)}
+    results = {"sf1800": (2, 0, 98), "sf1600": (2, 0, 98), "level16": (50, 0, 50)}
     monkeypatch.setattr(calibrate, "play_match", _scripted(results, played))
-    done = measure(_plan(), [20, 16], table)
-    assert [second.name for _, second in played] == ["sf1800", "level20"]
+    done = measure(_plan(), [20, 16, 12], table)
+    assert [second.name for _, second in played] == ["sf1800", "sf1600", "level16"]
 
 
 def test_the_fitted_table_interpolates_keeps_the_old_steps_outside_and_never_falls() -> None:

@@ -8,7 +8,10 @@ highest level first, against an opponent near its guessed strength. The guess is
 the level's entry in ``elo_of_level`` shifted by what the level measured just before
 it found (its measured Elo minus its entry), so that one surprise at the top does
 not put every lower level against a far weaker or stronger opponent; the first
-level's guess is its entry, or ``first_guess``. A level guessed at
+level's guess is its entry, or ``first_guess``. Full strength (level 20) passes no
+shift on: it plays on the clock and the levels below it by node limits, so a faster
+search moves it alone (with the search on the engine's own board it measured 241
+above its entry, and level 16 guessed that much higher scored 0-23-1). A level guessed at
 :data:`STOCKFISH_LOWEST` or more plays Stockfish at that ``UCI_Elo`` (rounded to
 10, clamped to Stockfish's range); its Elo is Stockfish's plus the match's difference.
 A level below plays the nearest level measured before it (the chain that extends
@@ -46,6 +49,7 @@ from blitzaco.tools.match.stats import elo_from_score, trinomial_interval
 __all__ = [
     "STOCKFISH_LOWEST",
     "STOCKFISH_HIGHEST",
+    "FULL_STRENGTH",
     "Measurement",
     "Plan",
     "measure",
@@ -58,6 +62,8 @@ __all__ = [
 #: Stockfish 15.1's UCI_Elo range.
 STOCKFISH_LOWEST = 1350
 STOCKFISH_HIGHEST = 2850
+#: The Skill Level that is full strength (no node limit).
+FULL_STRENGTH = 20
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,8 @@ def measure(
             name, elo, error = f"level {parent.level}", parent.elo, parent.error
         report = _play(plan, subject, opponent, f"level{level}-vs-{opponent.name}", progress)
         done.append(Measurement(f"level {level}", name, elo, error, report.wins, report.draws, report.losses, level))
-        shift = done[-1].elo - table[level]
+        # Full strength plays on the clock: its surprise says nothing of the node limits.
+        shift = done[-1].elo - table[level] if level < FULL_STRENGTH else 0.0
     return done
 
 
