@@ -10,7 +10,8 @@
   the processor time per kept position of this process (python-chess's board, the
   quiet test, the UCI driver) and of Stockfish (from /proc, its start not counted). Processor time,
   not wall time, so a busy machine gives the same figures; positions per hour on two
-  cores is 2 x 3600 s over the sum (both kept busy, as the pool does).
+  cores is 2 x 3600 s over the sum (both kept busy, as the pool does). With
+  ``PYTHONPATH=build/COMMIT/source/src`` it measures an older commit's worker.
 * ``quality``: the last *positions* records of a label file labelled again from
   scratch (a fresh table each) at each nodes setting and at depth 12 (the reference):
   the mean squared difference of ``sigmoid(cp / 361)`` (the score's share of the
@@ -50,15 +51,20 @@ def _process_seconds(pid: int) -> float:
 def cost(nodes: int, games: int, stockfish: str) -> dict[str, float]:
     fens = [opening.board().fen() for opening in tuning_openings(4096, seed=90, random_plies=0)]
     labels._start_worker(stockfish)
-    engine = labels._worker_engine
+    engine: Any = labels._worker_engine
     assert engine is not None
-    engine.new_game()  # Stockfish has loaded its network: its start is not counted
-    own, children, wall = time.process_time(), _process_seconds(engine.pid), time.perf_counter()
+    if hasattr(engine, "new_game"):
+        engine.new_game()  # Stockfish has loaded its network: its start is not counted
+        pid = engine.pid
+    else:  # an older commit's worker: python-chess's SimpleEngine (PYTHONPATH=build/COMMIT/source/src)
+        engine.ping()
+        pid = engine.protocol.transport.get_pid()
+    own, children, wall = time.process_time(), _process_seconds(pid), time.perf_counter()
     kept = 0
     for index in range(games):
         kept += len(labels._play((index, 90, nodes, fens[index])))
     python = time.process_time() - own
-    sf = _process_seconds(engine.pid) - children
+    sf = _process_seconds(pid) - children
     engine.quit()
     per = (python + sf) / max(kept, 1)
     return {"nodes": nodes, "games": games, "kept": kept, "kept_per_game": kept / games,

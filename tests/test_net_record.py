@@ -228,10 +228,10 @@ def test_label_refuses_a_seed_the_record_lists(tmp_path: Path, capsys: pytest.Ca
     net = tmp_path / "net.bin"
     net.write_bytes(_net(_record(seed=77)))
     base = ["label", "--record", str(net), "--positions", "10", "--out", str(tmp_path / "l.bin")]
-    for seed in (77, 1, 11):
+    for seed in (77, 1, 11, 15):
         assert cli.main([*base, "--seed", str(seed)]) == 2
         err = capsys.readouterr().err
-        assert "seeds already used" in err and "1, 11, 77" in err and f"seed {seed} was used" in err
+        assert "seeds already used" in err and "1, 11, 15, 77" in err and f"seed {seed} was used" in err
     assert started == []
     assert cli.main([*base, "--seed", "77", "--force"]) == 0
     assert "WARNING" in capsys.readouterr().err
