@@ -4,6 +4,7 @@
 
     python scripts/label_study.py cost --nodes 1000 2000 5000 --games 12
     python scripts/label_study.py quality --data runs/data/labels_s12.bin --positions 2000 --workers 2
+    python scripts/label_study.py games runs/sf/sf2200.pgn --nodes 5000 --out own.bin
 
 * ``cost``: label games played in this process, one worker, as ``tune.py label``
   plays them (seed 90, games 0..N-1). For each setting: positions kept per game, and
@@ -19,6 +20,10 @@
   centipawns (scores clipped to +-1500). In a game the search also inherits the
   table of the moves before, so these from-scratch labels are a little noisier than
   the games' own; the comparison between settings is the point.
+
+* ``games``: the quiet positions of PGN games labelled the same way, as a label
+  file: a held-out set from the positions the engine's own games reach, for
+  ``tune.py check-eval``.
 
 Prints a table; ``--json FILE`` writes the figures too.
 """
@@ -113,6 +118,40 @@ def quality(data: str, positions: int, nodes_list: list[int], workers: int, stoc
     return out
 
 
+def from_games(pgns: list[str], nodes: int, out: str, stockfish: str) -> dict[str, float]:
+    """The quiet positions of the games in *pgns* (the label generator's rule: after
+    ply 8, quiet, the move played quiet), labelled by Stockfish at *nodes* and the
+    game's result, written as a label file: held-out positions from the games the
+    engine itself plays, to set beside the label runs' own (``tune.py check-eval
+    --data OUT --held-out 0.999``)."""
+    import chess
+    import chess.pgn
+
+    engine = labels.Stockfish(stockfish)
+    results = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+    games = kept = 0
+    with open(out, "wb") as handle:
+        handle.write(labels.MAGIC)
+        for path in pgns:
+            with open(path) as source:
+                while (game := chess.pgn.read_game(source)) is not None:
+                    result = results.get(game.headers.get("Result", "*"))
+                    if result is None:
+                        continue
+                    games += 1
+                    engine.new_game()
+                    board = game.board()
+                    for move in game.mainline_moves():
+                        if board.ply() >= labels.SKIP_PLIES and labels._quiet(board, move):
+                            _, score, mate = engine.play(board, nodes=nodes)
+                            if score is not None and not mate and abs(score) < labels.RESIGN_CP:
+                                handle.write(labels.encode(board, score, result))
+                                kept += 1
+                        board.push(move)
+    engine.quit()
+    return {"games": games, "positions": kept}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stockfish", default=labels.find_stockfish())
@@ -126,11 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("--positions", type=int, default=2000)
     q.add_argument("--nodes", type=int, nargs="+", default=[1000, 2000, 5000])
     q.add_argument("--workers", type=int, default=2)
+    g = commands.add_parser("games", help="label the quiet positions of PGN games (a held-out set of the engine's own)")
+    g.add_argument("pgn", nargs="+")
+    g.add_argument("--nodes", type=int, default=5000)
+    g.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     if args.stockfish is None:
         print("label_study: Stockfish not found", file=sys.stderr)
         return 2
     figures: list[dict[str, Any]]
+    if args.command == "games":
+        made = from_games(args.pgn, args.nodes, args.out, args.stockfish)
+        print(f"{made['positions']:.0f} positions of {made['games']:.0f} games labelled at {args.nodes} nodes: "
+              f"{args.out}")
+        return 0
     if args.command == "cost":
         figures = [cost(nodes, args.games, args.stockfish) for nodes in args.nodes]
         print(f"{'nodes':>6} | kept/game | python ms | stockfish ms | python share | per hour, 2 cores")
