@@ -52,4 +52,5 @@ class Options:
     show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
     skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
     limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
-    elo: int = _option(1742, "UCI_Elo", "spin", 750, 1742)  # within [levels] elo_of_level, up to its level 20
+    # Up to [levels] elo_of_level's level 20 (full strength); a value below level 0's entry plays level 0.
+    elo: int = _option(1983, "UCI_Elo", "spin", 750, 1983)
