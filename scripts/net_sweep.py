@@ -23,8 +23,16 @@ import time
 from pathlib import Path
 
 from blitzaco.nnue import load_weights
-from blitzaco.tools.tune.labels import TARGET_LAM, count_labels
-from blitzaco.tools.tune.nn import TrainSettings, check_evaluations, concatenate, load_arrays, take, train
+from blitzaco.tools.tune.labels import TARGET_LAM
+from blitzaco.tools.tune.nn import (
+    TrainSettings,
+    check_evaluations,
+    finished_records,
+    fitted_then_held,
+    held_out_count,
+    load_arrays,
+    train,
+)
 
 #: name, from the resumed net (else fresh), lambda, learning rate, batch, epochs, hidden, weight decay.
 SETTINGS = [
@@ -65,17 +73,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     parts, held_counts, counts = [], [], []
-    for path in args.data:
-        state_file = Path(path + ".json")
-        count = count_labels(path)
-        if state_file.is_file():
-            count = min(count, int(json.loads(state_file.read_text())["positions"]))
-        held = max(1, int(count * args.held_out))
+    for path in args.data:  # the split train-net makes
+        count = finished_records(path)
+        held = held_out_count(count, args.held_out)
         parts.append((load_arrays(path, count), count - held))
         held_counts.append(held)
         counts.append(count)
-    data = concatenate([take(arrays, slice(0, cut)) for arrays, cut in parts]
-                       + [take(arrays, slice(cut, None)) for arrays, cut in parts])
+    data = fitted_then_held(parts)
     total_held = sum(held_counts)
     start = load_weights(args.resume)
     classical: dict[float, float] = {}

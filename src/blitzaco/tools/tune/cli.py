@@ -320,7 +320,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
 
     from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
-    from blitzaco.tools.tune.labels import count_labels, read_labels, stockfish_name
+    from blitzaco.tools.tune.labels import read_labels, stockfish_name
     from blitzaco.tools.tune.nn import (
         ADAM_BETAS,
         ADAM_EPS,
@@ -329,12 +329,13 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         TrainSettings,
         check_evaluations,
         classical_scores,
-        concatenate,
+        finished_records,
+        fitted_then_held,
+        held_out_count,
         load_arrays,
         quantisation_error,
         quantise,
         spectral_inputs,
-        take,
         train,
     )
 
@@ -374,9 +375,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     stockfish = None
     for path in args.data:
         try:
-            count = count_labels(path)
             state = json.loads(Path(path + ".json").read_text()) if Path(path + ".json").is_file() else {}
-            count = min(count, int(state.get("positions", count)))  # a record being written is not complete
+            count = finished_records(path, state)
             if args.limit is not None:
                 count = min(count, args.limit)
             if count < 2:
@@ -394,7 +394,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         if run["seed"] in seen and not args.replay:
             return fail(f"{path}: seed {run['seed']} is used in {args.resume}'s record already (pass --replay to "
                         f"train on it again)")
-        held = max(1, int(count * args.held_out))
+        held = held_out_count(count, args.held_out)
         run["fitted"] = count - held
         runs.append(run)
         try:
@@ -412,8 +412,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         held_parts.append(held)
 
     # The fitted records of every file, then the held-out ones of every file.
-    data = concatenate([take(arrays, slice(0, cut)) for arrays, _, cut in parts]
-                       + [take(arrays, slice(cut, None)) for arrays, _, cut in parts])
+    data = fitted_then_held([(arrays, cut) for arrays, _, cut in parts])
     extras = [np.concatenate([extra[i][:cut] for _, extra, cut in parts] + [extra[i][cut:] for _, extra, cut in parts])
               for i in range(len(parts[0][1]))]
     base = extras.pop(0) if args.residual else None

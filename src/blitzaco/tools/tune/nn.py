@@ -30,6 +30,7 @@ documents. torch is imported here only, never by the engine.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ import chess
 import numpy as np
 
 from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
-from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES, TARGET_LAM, TARGET_SCALE, target
+from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES, TARGET_LAM, TARGET_SCALE, count_labels, target
 
 if TYPE_CHECKING:
     import torch
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
     "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
-    "quantisation_error",
+    "quantisation_error", "held_out_count", "finished_records", "fitted_then_held",
     "FRESH_LR", "LR_FLOOR",
 ]
 
@@ -97,6 +98,31 @@ def concatenate(parts: list[LabelArrays]) -> LabelArrays:
     """The positions of *parts*, one after the other."""
     return LabelArrays(*(np.concatenate([getattr(part, name) for part in parts])
                          for name in ("stm", "other", "score", "result", "white")))
+
+
+def held_out_count(count: int, share: float) -> int:
+    """How many of a label file's first *count* records are held out: the last
+    *share* of them, at least one (``train-net``, ``check-eval`` and the sweep split
+    alike)."""
+    return max(1, int(count * share))
+
+
+def finished_records(path: str | Path, state: dict[str, Any] | None = None) -> int:
+    """The complete records of the label file at *path*: as many as its size holds,
+    or fewer where the run's state file (*state*, else read from ``PATH.json``) says
+    so: a record being written is not complete."""
+    count = count_labels(path)
+    if state is None:
+        state_file = Path(str(path) + ".json")
+        state = json.loads(state_file.read_text()) if state_file.is_file() else {}
+    return min(count, int(state.get("positions", count)))
+
+
+def fitted_then_held(parts: list[tuple[LabelArrays, int]]) -> LabelArrays:
+    """The fitted records of every file (each part's first *cut*), then the held-out
+    ones of every file: the order :func:`train` takes with ``held`` their number."""
+    return concatenate([take(arrays, slice(0, cut)) for arrays, cut in parts]
+                       + [take(arrays, slice(cut, None)) for arrays, cut in parts])
 
 
 def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> LabelArrays:
@@ -282,7 +308,7 @@ def train(
     torch.manual_seed(settings.seed)
     n = len(data)
     if held is None:
-        held = max(1, int(n * settings.held_out)) if n > 1 else 0
+        held = held_out_count(n, settings.held_out) if n > 1 else 0
     if not 0 <= held <= n:
         raise ValueError(f"{held} held-out positions of {n}")
     fit = n - held
@@ -447,7 +473,7 @@ def check_evaluations(path: str | Path, nets: list[str], *, config: Any = None, 
 
     config = config if config is not None else Config()
     count = count_labels(path) if limit is None else min(limit, count_labels(path))
-    start = count - max(1, int(count * held_out))
+    start = count - held_out_count(count, held_out)
     held = list(itertools.islice(read_labels(path, start), count - start))
     cp = np.array([record.score for record in held], dtype=np.float64)
     result = np.array([record.result if record.board.turn else 1 - record.result for record in held])
