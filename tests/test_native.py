@@ -119,13 +119,15 @@ def _board_check(site: Path | None) -> str:
     """Perft 4 from the start, a random-game cross-check on blitzaco.board (it
     raises on any difference from python-chess), the classical evaluation on it
     against blitzaco.evaluate and the network on it against blitzaco.nnue (each
-    raises on any difference): the counts printed."""
+    raises on any difference), a blend of net and classical score, and the table's
+    clearing (its salt, compiled): the counts printed."""
     code = (
         "import chess\n"
         "from blitzaco.board import Board, perft\n"
-        "from blitzaco.tools.boardcheck import cross_check, eval_check, net_check, random_net\n"
+        "from blitzaco.tools.boardcheck import cross_check, eval_check, net_check, random_net, table_check\n"
         "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100), eval_check(12, 20, 100),\n"
-        "      net_check(random_net(16, 1), 13, 6, 80), net_check(random_net(8, 2, True), 14, 4, 60, 0.75))\n"
+        "      net_check(random_net(16, 1), 13, 6, 80), net_check(random_net(8, 2, True), 14, 4, 60, 0.75),\n"
+        "      net_check(random_net(8, 3), 15, 4, 60, 0.5, share=0.5), table_check(16, 40))\n"
     )
     return _run(site, "-c", code)
 

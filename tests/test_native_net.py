@@ -33,6 +33,12 @@ def test_the_weight_scales_the_networks_score() -> None:
     assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 150
 
 
+def test_a_share_of_the_classical_score_blends_with_a_replacing_net() -> None:
+    assert net_check(random_net(8, 4, False), seed=3, games=4, plies=60, weight=0.5, share=0.5) > 150
+    # A residual net keeps the classical score whole, whatever the share.
+    assert net_check(random_net(8, 4, True), seed=4, games=2, plies=40, share=0.3) > 50
+
+
 def test_the_shipped_networks_score_as_the_reference() -> None:
     for name in ("net.bin", "nn.bin"):
         path = bundled_file(name)

@@ -23,7 +23,7 @@ from blitzaco.engine import Engine
 from blitzaco.movepick import see_code_ge
 from blitzaco.native_search import see_ge
 from blitzaco.timeman import Limits
-from blitzaco.tools.boardcheck import code_of
+from blitzaco.tools.boardcheck import code_of, table_check
 from blitzaco.tt import EXACT, LOWER, NativeTable, TranspositionTable
 
 
@@ -101,6 +101,12 @@ def test_native_table_keeps_the_list_tables_replacement_rule() -> None:
         assert (mine is None) == (theirs is None)
         if mine is not None and theirs is not None:
             assert mine[:5] == theirs[:5]
+
+
+def test_a_cleared_table_forgets_every_entry() -> None:
+    """Compiled, clearing changes the table's salt instead of zeroing its memory
+    (test_native.py runs the same check there, the salt coming round)."""
+    assert table_check(16, 40) > 300
 
 
 def test_the_engine_searches_natively_only_when_it_can() -> None:

@@ -12,6 +12,7 @@ import chess.engine
 import pytest
 from uci_driver import ENGINE_COMMAND
 
+from blitzaco.board import Board
 from blitzaco.config import Config, config_from_dict
 from blitzaco.nnue import (
     INPUTS,
@@ -183,17 +184,18 @@ def test_weights_that_could_carry_between_lanes_are_refused() -> None:
         decode_network(encode_network(w1, [0, 0], [1, 1, 1, 1], 0, hidden=hidden))
 
 
-def _static(tmp_path: Path, blob: bytes, weight: float = 1.0) -> StaticEval:
+def _static(tmp_path: Path, blob: bytes, weight: float = 1.0, share: float = 0.0) -> StaticEval:
     path = tmp_path / "net.bin"
     path.write_bytes(blob)
-    config = config_from_dict({"eval": {"nn": {"enabled": True, "file": str(path), "weight": weight}}})
+    nn = {"enabled": True, "file": str(path), "weight": weight, "classical": share}
+    config = config_from_dict({"eval": {"nn": nn}})
     return StaticEval(config, Trails(config.pheromone))
 
 
 @pytest.mark.parametrize("residual", [False, True])
-@pytest.mark.parametrize("weight", [1.0, 0.5])
-def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: float) -> None:
-    static = _static(tmp_path, random_network(residual=residual), weight)
+@pytest.mark.parametrize(("weight", "share"), [(1.0, 0.0), (0.5, 0.0), (0.5, 0.5), (0.7, 0.3)])
+def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: float, share: float) -> None:
+    static = _static(tmp_path, random_network(residual=residual), weight, share)
     assert static.net is not None and static.network_message and "using network" in static.network_message
     classical = StaticEval(Config(), Trails(Config().pheromone))
     for fen in FENS + CHESS960:
@@ -203,8 +205,14 @@ def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: f
         final = float(lines[-1].split()[2])
         assert round(score / 100 if board.turn else -score / 100, 2) == final
         net_part = int(weight * static.net.evaluate_board(board))
-        base = classical.evaluate(classical.position(board)) if residual else 0
+        classical_score = classical.evaluate(classical.position(board))
+        base = classical_score if residual else int(share * classical_score)
         assert score == base + net_part
+        # The native evaluator (the search's) gives the same score.
+        native = static.native_evaluator()
+        own = Board.from_chess(board)
+        native.reset(own)
+        assert native.evaluate(own) == score
         assert any(line.startswith("Network score") for line in lines)
 
 

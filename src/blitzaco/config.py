@@ -315,9 +315,9 @@ class SearchConfig:
 
     native: bool = _param(
         "Search on the engine's own board, compiled (blitzaco.native_search: the same rules, the classical "
-        "evaluation's same numbers, its own move order) instead of on python-chess's board; only with the "
-        "classical evaluation alone (no network, spectral or pheromone term) and Threads 1, else the "
-        "python-chess search runs. Interpreted (no C compiler), the native search is the slower of the two."
+        "evaluation's same numbers, its own move order, the network too) instead of on python-chess's board; "
+        "not with the spectral or pheromone term, which need python-chess's board (then the python-chess search "
+        "runs). Interpreted (no C compiler), the native search is the slower of the two."
     )
     aspiration_depth: int = _param(
         "First iteration whose root search uses an aspiration window around the previous score (plies).", lo=1, hi=1000
@@ -837,6 +837,13 @@ class NetworkConfig:
         "the replacing net); empty: nn.bin."
     )
     weight: float = _param("Multiplier of the network's score (1 = as trained).", lo=0.0, hi=10.0)
+    classical: float = _param(
+        "Multiplier of the classical evaluation added to a replacing net's score (0: the net alone; a blend of "
+        "the two, such as weight 0.5 and classical 0.5, evens out where either errs). A residual net always has "
+        "the classical score at 1.",
+        lo=0.0,
+        hi=10.0,
+    )
 
 
 @dataclass(frozen=True)

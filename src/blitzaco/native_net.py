@@ -16,7 +16,8 @@ when a file is read).
 
 :class:`NetEvaluator` is a :class:`~blitzaco.classical.Classical` (the native
 search calls one evaluator): with a replacing net its score is the network's alone
-(times ``[eval.nn] weight``), with a residual net the classical score plus the
+(times ``[eval.nn] weight``) plus, when ``[eval.nn] classical`` is not 0, that
+share of the classical score; with a residual net the classical score plus the
 network's. The board knows nothing of it.
 """
 
@@ -60,6 +61,7 @@ class NetEvaluator(Classical):
     b2: i64
     weight: float
     residual: bool
+    classical_weight: float
     w1: vec[i16]
     zero_row: i64
     b1: vec[i16]
@@ -67,7 +69,7 @@ class NetEvaluator(Classical):
     acc: vec[i16]
     ply: i64
 
-    def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0) -> None:
+    def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0, classical: float = 0.0) -> None:
         super().__init__(config)
         if len(weights.w1) != INPUTS * weights.hidden:
             raise ValueError("the network's first layer does not match its hidden size")
@@ -77,6 +79,8 @@ class NetEvaluator(Classical):
         self.b2 = weights.b2
         self.weight = weight
         self.residual = bool(weights.flags & FLAG_RESIDUAL)
+        # The classical score's multiplier in the sum: 1 for a residual net.
+        self.classical_weight = 1.0 if self.residual else classical
         # The first-layer rows, feature-major, and a row of zeros after them (the row
         # of a change a move does not have).
         self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
@@ -198,4 +202,6 @@ class NetEvaluator(Classical):
             score = i64(int(self.weight * float(score)))
         if self.residual:
             score += super().evaluate(board)
+        elif self.classical_weight != 0.0:
+            score += i64(int(self.classical_weight * float(super().evaluate(board))))
         return score

@@ -71,7 +71,8 @@ class StaticEval:
         #: The classical and network terms (what :meth:`evaluate` adds the others to).
         self._base: Callable[[Position], int] = self.classical.evaluate
         if self.net is not None:
-            self._base = _network_score(self.net, config.eval.nn.weight, self.classical)
+            nn = config.eval.nn
+            self._base = _network_score(self.net, nn.weight, self.classical, nn.classical)
         self.use_trails(False)
 
     def use_trails(self, on: bool) -> None:
@@ -105,7 +106,8 @@ class StaticEval:
             if self.net is not None:
                 from blitzaco.native_net import NetEvaluator  # the native core, loaded when used
 
-                self._native = NetEvaluator(self.config.eval, self.net.weights, self.config.eval.nn.weight)
+                nn = self.config.eval.nn
+                self._native = NetEvaluator(self.config.eval, self.net.weights, nn.weight, nn.classical)
             else:
                 from blitzaco.classical import Classical
 
@@ -163,10 +165,13 @@ class StaticEval:
         trace = self.classical_trace(board)
         lines = format_trace(trace)
         net = self.net
-        replaced = net is not None and not net.residual
-        state = "replaced by the network: not in the score" if replaced else "in the score"
+        share = 0.0 if net is None else 1.0 if net.residual else self.config.eval.nn.classical
+        if share == 0.0:
+            state = "replaced by the network: not in the score"
+        else:
+            state = "in the score" if share == 1.0 else f"in the score times {share:g}"
         lines.append(f"Classical evaluation {trace.score / 100:+.2f} (white side, {state})")
-        final = 0 if replaced else trace.score
+        final = trace.score if share == 1.0 else int(share * trace.score)
         lines.append("")
         if net is None:
             lines.append(f"Network: switched off{f' ({self.network_message})' if self.network_message else ''}")
@@ -233,29 +238,34 @@ def _network(config: Config) -> tuple[Network | None, str | None]:
     return net, f"using {net.describe()}"
 
 
-def _network_score(net: Network, weight: float, classical: Evaluator) -> Callable[[Position], int]:
-    """The classical score plus the network's (a residual net) or the network's
-    alone, scaled by *weight*: one small function for the search to call."""
+def _network_score(net: Network, weight: float, classical: Evaluator, share: float = 0.0) -> Callable[[Position], int]:
+    """The classical score plus the network's (a residual net), the network's alone,
+    or the network's plus *share* times the classical score, the network's scaled by
+    *weight*: one small function for the search to call."""
     evaluate_net = net.evaluate
-    if net.residual:
+    if net.residual or share:
         # The sum is cached by position key, as the classical evaluator caches its
         # own score: the search meets a position again and again, and the network's
         # output costs as much as a classical evaluation found in its cache.
         evaluate_classical = classical.evaluate
         cache: dict[int, int] = {}
+        share = 1.0 if net.residual else share
 
-        def residual(pos: Position) -> int:
+        def with_classical(pos: Position) -> int:
             key = pos.key
             score = cache.get(key)
             if score is None:
                 net_score = evaluate_net(pos.acc, pos.board.turn)
-                score = evaluate_classical(pos) + (net_score if weight == 1.0 else int(weight * net_score))
+                classical_score = evaluate_classical(pos)
+                score = (net_score if weight == 1.0 else int(weight * net_score)) + (
+                    classical_score if share == 1.0 else int(share * classical_score)
+                )
                 if len(cache) >= EVAL_CACHE_SIZE:
                     cache.clear()
                 cache[key] = score
             return score
 
-        return residual
+        return with_classical
     if weight == 1.0:
         return lambda pos: evaluate_net(pos.acc, pos.board.turn)
     return lambda pos: int(weight * evaluate_net(pos.acc, pos.board.turn))

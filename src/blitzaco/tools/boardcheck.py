@@ -37,6 +37,7 @@ from blitzaco.evaluate import Evaluator
 from blitzaco.native_net import NetEvaluator
 from blitzaco.nnue import INPUTS, Network, NetworkWeights
 from blitzaco.position import Position, compute_key
+from blitzaco.tt import EXACT, NativeTable
 
 __all__ = [
     "Mismatch", "cross_check", "check_position", "eval_check", "check_evaluation", "code_of", "legal_codes",
@@ -266,17 +267,17 @@ def random_net(hidden: int, seed: int, residual: bool = False) -> NetworkWeights
 
 
 def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight: float = 1.0,
-              config: EvalConfig | None = None) -> int:
+              config: EvalConfig | None = None, share: float = 0.0) -> int:
     """Random games (odd ones Chess960, captures, promotions and castling favoured):
     at every position the network evaluator that followed the game (make, unmake)
     and one reset on the position give :mod:`blitzaco.nnue`'s score (times *weight*;
-    plus :mod:`blitzaco.evaluate`'s for a residual net); raises :class:`Mismatch`.
-    Returns the positions checked."""
+    plus :mod:`blitzaco.evaluate`'s for a residual net, or *share* times it for a
+    replacing one); raises :class:`Mismatch`. Returns the positions checked."""
     config = config if config is not None else EvalConfig()
     net = Network(weights)
     classical = Evaluator(config)
-    follower = NetEvaluator(config, weights, weight)
-    fresh = NetEvaluator(config, weights, weight)
+    follower = NetEvaluator(config, weights, weight, share)
+    fresh = NetEvaluator(config, weights, weight, share)
     rng = random.Random(seed)
     checked = 0
     for game in range(games):
@@ -288,8 +289,9 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
             expected = net.evaluate_board(reference)
             if weight != 1.0:
                 expected = int(weight * expected)
-            if net.residual:
-                expected += classical.evaluate(Position(reference.copy(stack=False), classical.psq))
+            if net.residual or share:
+                classical_score = classical.evaluate(Position(reference.copy(stack=False), classical.psq))
+                expected += classical_score if net.residual else int(share * classical_score)
             own = Board.from_chess(reference.copy(stack=False))
             fresh.reset(own)
             got = (follower.evaluate(board), fresh.evaluate(own))
@@ -313,4 +315,33 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
             board.make(code_of(move))
             follower.make(board)
             made += 1
+    return checked
+
+
+def table_check(seed: int, clears: int) -> int:
+    """A 16-slot :class:`blitzaco.tt.NativeTable` filled and cleared *clears* times
+    (compiled, its salt comes round every 16 clearings and the memory is zeroed):
+    each search's entries are found until the clearing and none after it; raises
+    :class:`Mismatch`. Returns the entries checked."""
+    table = NativeTable(1)
+    table.mask = 15
+    table.keys = vec[i64]([0] * 16)
+    table.data = vec[i64]([0] * 16)
+    rng = random.Random(seed)
+    checked = 0
+    for _ in range(clears):
+        table.new_search()
+        last: dict[int, int] = {}  # slot: the key stored there last
+        for _ in range(12):
+            key = rng.getrandbits(64) - (1 << 63)
+            table.put(key, 0, rng.randrange(-500, 500), 3, EXACT)  # one depth: each put replaces
+            last[key & 15] = key
+        for key in last.values():
+            if table.find(key) == 0:
+                raise Mismatch(f"table: key {key} stored and not found")
+        table.clear()
+        for key in last.values():
+            if table.find(key) != 0:
+                raise Mismatch(f"table: key {key} found after the table was cleared")
+            checked += 1
     return checked
