@@ -74,8 +74,8 @@ PRIOR_SEEDS: tuple[dict[str, object], ...] = (
     {"seed": 1, "used_for": "1,105,707 labels at 5000 nodes: the Texel-tuned classical weights and the residual "
                             "assets/nn.bin (2026-11-24/25)"},
     {"seed": 11, "used_for": "a 1,500-position probe of the label generator (2026-11-25)"},
-    {"seed": 15, "used_for": "219,365 labels at 5000 nodes (2026-11-26, a 16-core machine), made while the shipped "
-                             "net was trained and not in its record: train on the file with --replay if it is kept"},
+    {"seed": 15, "used_for": "219,365 labels at 5000 nodes (2026-11-26, a 16-core machine), made while the third "
+                             "net was trained; in the records of the nets trained after it"},
 )
 #: The file name of the replacing net in assets/ (off by default).
 SHIPPED_NET = "net.bin"
