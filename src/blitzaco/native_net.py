@@ -86,8 +86,12 @@ class NetEvaluator(Classical):
         self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
         self.zero_row = INPUTS * self.hidden
         self.b1 = vec[i16](list(weights.b1))
-        # Output weights: the side to move's neurons first, then the other side's.
-        self.w2 = vec[i64](list(weights.w2))
+        # Output weights in the accumulator's order (White's neurons, then Black's):
+        # with White to move the side to move's weights first, with Black to move the
+        # other side's, so that the output is one pass over 2 * hidden values.
+        w2 = list(weights.w2)
+        hidden = self.hidden
+        self.w2 = vec[i64](w2 + w2[hidden:] + w2[:hidden])
         self.acc = vec[i16]([0] * (_PLIES * 2 * self.hidden))
         self.ply = 0
 
@@ -178,21 +182,17 @@ class NetEvaluator(Classical):
 
     def network(self, board: Board) -> i64:
         """The network's score in centipawns for the side to move."""
-        hidden = self.hidden
+        size = 2 * self.hidden
         acc = self.acc
         w2 = self.w2
         qa = self.qa
-        base = self.ply * 2 * hidden
-        own = base + board.side * hidden
-        other = base + (1 - board.side) * hidden
+        base = self.ply * size
+        weights = board.side * size  # this side to move's order of the output weights
         total: i64 = self.b2
-        for j in range(hidden):
-            value = i64(acc[own + j])
+        for j in range(size):
+            value = i64(acc[base + j])
             if value > 0:
-                total += w2[j] * (value if value < qa else qa)
-            value = i64(acc[other + j])
-            if value > 0:
-                total += w2[hidden + j] * (value if value < qa else qa)
+                total += w2[weights + j] * (value if value < qa else qa)
         return total * 100 // self.divisor
 
     def evaluate(self, board: Board) -> i64:
