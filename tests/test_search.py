@@ -310,6 +310,29 @@ def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     assert not any("level" in message for message in full_recorder.messages)
 
 
+def test_levels_from_single_line_from_up_search_one_line_and_play_its_best_move() -> None:
+    """[levels] single_line_from: from that level up a level searches one line within
+    its node limit and plays its best move (the same move as a plain search to the
+    same node count); below it, a level still searches pick_lines lines."""
+    from blitzaco.config import config_from_dict
+
+    config = config_from_dict({"levels": {"single_line_from": 17}})
+    engine = searching_engine(config)
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    cap = config.levels.level_nodes[18]
+    engine.set_option("skill_level", 18)
+    recorder = Recorder()
+    result = engine.think(board, Limits(wtime=600_000, btime=600_000), recorder)
+    assert 0 < result.nodes <= cap
+    assert any("strength level 18 of 20" in m and "its best line, no pick" in m for m in recorder.messages)
+    plain = searching_engine(config)
+    assert plain.think(board, Limits(nodes=result.nodes, depth=config.levels.level_depth[18])).move == result.move
+    engine.set_option("skill_level", 16)
+    below = Recorder()
+    engine.think(board, Limits(wtime=600_000, btime=600_000), below)
+    assert any(f"{config.levels.pick_lines} lines" in m for m in below.messages)
+
+
 @pytest.mark.parametrize("level", [0, 10, 19])
 def test_a_levels_moves_stay_within_its_node_limit_and_the_clock(level: int) -> None:
     """A level never searches more than its level_nodes, whatever the clock allows,

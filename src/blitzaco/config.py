@@ -598,6 +598,12 @@ class LevelsConfig:
         20,
     )
     pick_lines: int = _param("Lines searched to pick from below level 20.", lo=1, hi=16)
+    single_line_from: int = _param(
+        "From this level up (below 20), a level searches one line within its limits and plays its best move, "
+        "with no pick: weaker than full strength by its node and depth limits alone (20: every level picks).",
+        lo=0,
+        hi=20,
+    )
     safe_level: int = _param(
         "From this level up, a mate in one is never missed and no move more than blunder_cp worse than the "
         "best is picked.",

@@ -266,11 +266,13 @@ class Turn:
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         if level < 20:
             levels = config.levels
-            multipv = max(multipv, levels.pick_lines)
+            lines = levels.pick_lines if level < levels.single_line_from else 1
+            multipv = max(multipv, lines)
             node_limit = min(node_limit or levels.level_nodes[level], levels.level_nodes[level])
             max_depth = min(max_depth, levels.level_depth[level])
+            what = f"{lines} lines" if lines > 1 else "its best line, no pick"
             report.message(f"strength level {level} of 20 (UCI_Elo {levels.elo_of_level[level]}): "
-                           f"{levels.pick_lines} lines to depth {levels.level_depth[level]}")
+                           f"{what} to depth {levels.level_depth[level]}")
         budget_known = control.budget is not None
         # A game move on the clock: what the time manager's refinements ([time] adaptive,
         # trim) are for; never analysis, mate searches or fixed limits.
@@ -396,7 +398,7 @@ class Turn:
                 )
                 pv, score = (choice.move,), choice.minimax
         last_lines = self._last_lines
-        if self._level < 20 and len(last_lines) > 1:
+        if self._level < self.engine.config.levels.single_line_from and len(last_lines) > 1:
             pv, score = self.weaker_pick(last_lines, pv, score, self._level)
         elif self._variety and not search.stopped and len(last_lines) > 1:
             pv, score = self._roulette(last_lines, pv, score)
