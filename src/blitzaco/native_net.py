@@ -40,6 +40,8 @@ __all__ = ["NetEvaluator", "feature_index"]
 
 #: Plies of accumulators kept: the board's own limit.
 _PLIES: Final = MAX_PLY + 1
+#: Slots of the output cache (a power of two).
+_CACHE: Final = 1 << 16
 
 
 def feature_index(perspective: i64, piece: i64, square: i64) -> i64:
@@ -68,6 +70,9 @@ class NetEvaluator(Classical):
     w2: vec[i64]
     acc: vec[i16]
     ply: i64
+    output_keys: vec[i64]
+    output_values: vec[i64]
+    output_full: vec[i64]
 
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0, classical: float = 0.0) -> None:
         super().__init__(config)
@@ -94,6 +99,10 @@ class NetEvaluator(Classical):
         self.w2 = vec[i64](w2 + w2[hidden:] + w2[:hidden])
         self.acc = vec[i16]([0] * (_PLIES * 2 * self.hidden))
         self.ply = 0
+        # The network's output by position key, as Classical caches its score.
+        self.output_keys = vec[i64]([0] * _CACHE)
+        self.output_values = vec[i64]([0] * _CACHE)
+        self.output_full = vec[i64]([0] * _CACHE)
 
     def reset(self, board: Board) -> None:
         """The accumulator of *board* from scratch; the line starts there."""
@@ -181,7 +190,13 @@ class NetEvaluator(Classical):
                 acc[base + j] += w1[row + j]
 
     def network(self, board: Board) -> i64:
-        """The network's score in centipawns for the side to move."""
+        """The network's score in centipawns for the side to move, cached by the
+        position's key (the search meets the same positions again: transpositions,
+        re-searches, the next iteration)."""
+        key = board.key
+        index = key & (_CACHE - 1)
+        if self.output_full[index] != 0 and self.output_keys[index] == key:
+            return self.output_values[index]
         size = 2 * self.hidden
         acc = self.acc
         w2 = self.w2
@@ -193,7 +208,11 @@ class NetEvaluator(Classical):
             value = i64(acc[base + j])
             if value > 0:
                 total += w2[weights + j] * (value if value < qa else qa)
-        return total * 100 // self.divisor
+        output = total * 100 // self.divisor
+        self.output_keys[index] = key
+        self.output_values[index] = output
+        self.output_full[index] = 1
+        return output
 
     def evaluate(self, board: Board) -> i64:
         """The score of *board* (at the top of the line) for the side to move."""
