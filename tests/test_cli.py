@@ -48,6 +48,10 @@ def test_eval_command() -> None:
     assert any(line.strip().startswith("connectivity |") for line in lines)
     assert any(line.startswith("Pheromone:") for line in lines)
     assert lines[-1].startswith("Final evaluation +") and lines[-1].endswith("(white side)")
+    # With the extra terms off the final score is the classical one, a queen up.
+    classical = next(line for line in lines if line.startswith("Classical evaluation"))
+    assert classical.split()[2] == lines[-1].split()[2] and float(lines[-1].split()[2]) > 5
+    assert "(white side, in the score)" in classical
     black = _run([*ENGINE_COMMAND, "eval", "3qk3/8/8/8/8/8/8/4K3", "w", "-", "-", "0", "1"]).stdout
     assert black.splitlines()[-1].startswith("Final evaluation -")
 

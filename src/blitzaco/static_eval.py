@@ -165,7 +165,7 @@ class StaticEval:
         trace = self.classical_trace(board)
         lines = format_trace(trace)
         net = self.net
-        share = 0.0 if net is None else 1.0 if net.residual else self.config.eval.nn.classical
+        share = 1.0 if net is None or net.residual else self.config.eval.nn.classical
         if share == 0.0:
             state = "replaced by the network: not in the score"
         else:
