@@ -583,18 +583,20 @@ class BookConfig:
 @_defaults("levels")
 class LevelsConfig:
     """Strength levels (``Skill Level`` 0-20, ``UCI_LimitStrength`` with ``UCI_Elo``).
-    A level below 20 searches its pick_lines best lines to level_depth[level] plies
-    (never more than level_nodes[level] nodes), then picks among them as Stockfish's
-    Skill does: each line's score gets a random push growing with the level's
-    weakness (120 - 2 * level) and the largest wins. UCI_Elo chooses the highest level whose elo_of_level is
-    not above it; the table is calibrated against Stockfish 15.1's UCI_Elo (README)."""
+    A level below single_line_from searches its pick_lines best lines to
+    level_depth[level] plies (never more than level_nodes[level] nodes), then picks
+    among them as Stockfish's Skill does: each line's score gets a random push growing
+    with the level's weakness (120 - 2 * level) and the largest wins; the levels from
+    single_line_from to 19 search one line within their limits and play its best move.
+    UCI_Elo chooses the highest level whose elo_of_level is not above it; the table is
+    calibrated against Stockfish 15.1's UCI_Elo (README)."""
 
     level_depth: tuple[int, ...] = _ints("Depth of the search at levels 0..19 (plies; level 20 is full strength).", 20)
     level_nodes: tuple[int, ...] = _ints(
         "Most nodes a move searches at levels 0..19: the levels' main limit, about x1.3 a level from 300 to "
-        "44,000 (full strength, compiled, runs some 590,000 nodes a second on the engine's own board). A node "
-        "limit plays the same on a fast machine or a slow one and at any time control, so a calibrated UCI_Elo "
-        "keeps its meaning.",
+        "20,000 at level 16, then 7,000 to 35,000 for the single-line levels 17-19 (full strength, compiled, "
+        "runs some 600,000 to 780,000 nodes a second on the engine's own board). A node limit plays the same on "
+        "a fast machine or a slow one and at any time control, so a calibrated UCI_Elo keeps its meaning.",
         20,
     )
     pick_lines: int = _param("Lines searched to pick from below level 20.", lo=1, hi=16)
@@ -614,10 +616,9 @@ class LevelsConfig:
     elo_of_level: tuple[int, ...] = _ints(
         "The UCI_Elo each level 0..20 plays at, on Stockfish 15.1's UCI_Elo scale: measured at levels 20 (200 "
         "games), 16 and 12 against Stockfish and at 8, 4 and 0 by a chain of levels below them (100 games each), "
-        "at 10 s + 0.1 s, compiled, the search on the engine's own board (bdc2fb1); the levels between "
-        "interpolated (calibrate.py measure). Levels 17 to 19 take level 16's value: UCI_Elo 1900 (level 18) "
-        "measured 1637 +- 90, so their node limits, not above 44,000, stop far below full strength, and UCI_Elo "
-        "between 1720 and 1983 plays level 19.",
+        "at 10 s + 0.1 s, compiled, the search on the engine's own board (bdc2fb1); levels 19 and 17 (single "
+        "line, 35,000 and 7,000 nodes) against Stockfish (1972 and 1766, 58f6c1a with this table); the levels "
+        "between interpolated (calibrate.py measure; level 18 by the logarithm of its nodes).",
         21,
     )
 
