@@ -220,8 +220,11 @@ class NativeTable:
         salt never do), as Stockfish's `ucinewgame` clears its table but without
         touching the memory (zeroing 64 MB took 10 ms, a sixth of `bench`); only
         when the salt would come round to a used one is the memory zeroed. The
-        search count goes on, so an old slot is always of an earlier search, replaced
-        as an empty one is: the search is the same as on a zeroed table.
+        search count goes on, so an old slot counts as one of an earlier search and
+        is replaced as an empty one would be (`bench` searches the same tree; once the
+        count's 8 bits come round, 256 searches later, such a slot may hold its place
+        against a shallower store for one search, as an aged slot can without any
+        clearing).
         Interpreted, the memory is taken afresh (faster there than a Python loop)."""
         if len(self.keys) == 0:
             return
