@@ -31,7 +31,7 @@ from mypy_extensions import i16, i64
 from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
 from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
-from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights
+from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights, classical_share
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -62,7 +62,6 @@ class NetEvaluator(Classical):
     divisor: i64
     b2: i64
     weight: float
-    residual: bool
     classical_weight: float
     w1: vec[i16]
     zero_row: i64
@@ -83,9 +82,7 @@ class NetEvaluator(Classical):
         self.divisor = weights.qa * weights.qb
         self.b2 = weights.b2
         self.weight = weight
-        self.residual = bool(weights.flags & FLAG_RESIDUAL)
-        # The classical score's multiplier in the sum: 1 for a residual net.
-        self.classical_weight = 1.0 if self.residual else classical
+        self.classical_weight = classical_share(bool(weights.flags & FLAG_RESIDUAL), classical)
         # The first-layer rows, feature-major, and a row of zeros after them (the row
         # of a change a move does not have).
         self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
@@ -219,7 +216,7 @@ class NetEvaluator(Classical):
         score = self.network(board)
         if self.weight != 1.0:
             score = i64(int(self.weight * float(score)))
-        if self.residual:
+        if self.classical_weight == 1.0:
             score += super().evaluate(board)
         elif self.classical_weight != 0.0:
             score += i64(int(self.classical_weight * float(super().evaluate(board))))

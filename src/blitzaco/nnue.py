@@ -72,6 +72,7 @@ __all__ = [
     "NetworkWeights",
     "Network",
     "feature",
+    "classical_share",
     "load_network",
     "encode_network",
     "decode_network",
@@ -113,6 +114,13 @@ def feature(perspective: chess.Color, color: chess.Color, piece_type: chess.Piec
     if perspective == chess.BLACK:
         square ^= 56
     return (0 if color == perspective else 384) + (piece_type - 1) * 64 + square
+
+
+def classical_share(residual: bool, configured: float) -> float:
+    """The multiplier of the classical score added to the network's: 1 for a net
+    trained as a residual over it, else ``[eval.nn] classical`` (*configured*; 0: the
+    net alone)."""
+    return 1.0 if residual else configured
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import chess
 from blitzaco.bundled import bundled_file
 from blitzaco.config import Config, EvalConfig
 from blitzaco.evaluate import EVAL_CACHE_SIZE, FULL_PHASE, Evaluator, PsqTable, Trace, format_trace
-from blitzaco.nnue import Network, NetworkError, load_network
+from blitzaco.nnue import Network, NetworkError, classical_share, load_network
 from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
 
@@ -165,7 +165,7 @@ class StaticEval:
         trace = self.classical_trace(board)
         lines = format_trace(trace)
         net = self.net
-        share = 1.0 if net is None or net.residual else self.config.eval.nn.classical
+        share = 1.0 if net is None else classical_share(net.residual, self.config.eval.nn.classical)
         if share == 0.0:
             state = "replaced by the network: not in the score"
         else:
@@ -243,13 +243,13 @@ def _network_score(net: Network, weight: float, classical: Evaluator, share: flo
     or the network's plus *share* times the classical score, the network's scaled by
     *weight*: one small function for the search to call."""
     evaluate_net = net.evaluate
-    if net.residual or share:
+    share = classical_share(net.residual, share)
+    if share:
         # The sum is cached by position key, as the classical evaluator caches its
         # own score: the search meets a position again and again, and the network's
         # output costs as much as a classical evaluation found in its cache.
         evaluate_classical = classical.evaluate
         cache: dict[int, int] = {}
-        share = 1.0 if net.residual else share
 
         def with_classical(pos: Position) -> int:
             key = pos.key

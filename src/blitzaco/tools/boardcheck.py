@@ -35,7 +35,7 @@ from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.evaluate import Evaluator
 from blitzaco.native_net import NetEvaluator
-from blitzaco.nnue import INPUTS, Network, NetworkWeights
+from blitzaco.nnue import INPUTS, Network, NetworkWeights, classical_share
 from blitzaco.position import Position, compute_key
 from blitzaco.tt import EXACT, NativeTable
 
@@ -289,9 +289,10 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
             expected = net.evaluate_board(reference)
             if weight != 1.0:
                 expected = int(weight * expected)
-            if net.residual or share:
+            factor = classical_share(net.residual, share)
+            if factor:
                 classical_score = classical.evaluate(Position(reference.copy(stack=False), classical.psq))
-                expected += classical_score if net.residual else int(share * classical_score)
+                expected += classical_score if factor == 1.0 else int(factor * classical_score)
             own = Board.from_chess(reference.copy(stack=False))
             fresh.reset(own)
             got = (follower.evaluate(board), fresh.evaluate(own))
