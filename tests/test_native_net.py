@@ -26,17 +26,17 @@ from blitzaco.tools.boardcheck import net_check, random_net
 
 @pytest.mark.parametrize("residual", [False, True])
 def test_the_incremental_accumulator_scores_as_the_reference(residual: bool) -> None:
-    assert net_check(random_net(16, 3, residual), seed=1, games=16, plies=90) > 1000
+    assert net_check(random_net(16, 3, residual), seed=1, games=16, plies=90) > 800
 
 
 def test_the_weight_scales_the_networks_score() -> None:
-    assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 150
+    assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 100
 
 
 def test_a_share_of_the_classical_score_blends_with_a_replacing_net() -> None:
-    assert net_check(random_net(8, 4, False), seed=3, games=4, plies=60, weight=0.5, share=0.5) > 150
+    assert net_check(random_net(8, 4, False), seed=3, games=4, plies=60, weight=0.5, share=0.5) > 100
     # A residual net keeps the classical score whole, whatever the share.
-    assert net_check(random_net(8, 4, True), seed=4, games=2, plies=40, share=0.3) > 50
+    assert net_check(random_net(8, 4, True), seed=4, games=2, plies=40, share=0.3) > 40
 
 
 def test_the_shipped_networks_score_as_the_reference() -> None:
