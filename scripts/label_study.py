@@ -5,7 +5,7 @@
     python scripts/label_study.py cost --nodes 1000 2000 5000 --games 12
     python scripts/label_study.py quality --data runs/data/labels_s12.bin --positions 2000 --workers 2
     python scripts/label_study.py games runs/sf/sf2200.pgn --nodes 5000 --out own.bin
-    python scripts/label_study.py kept --data runs/data/labels_s2.bin --data runs/data/labels_s3.bin --held-out runs/data/labels_s18.bin
+    python scripts/label_study.py kept --data labels_s2.bin --data labels_s3.bin --held-out labels_s18.bin
 
 * ``cost``: label games played in this process, one worker, as ``tune.py label``
   plays them (seed 90, games 0..N-1). For each setting: positions kept per game, and
@@ -201,7 +201,7 @@ def kept(data: list[str], held_file: str, held: int, positions: int, every: list
     for path in data:
         starts = game_starts(path)
         ends = np.append(starts[1:], labels.count_labels(path))
-        games.extend((offset + int(a), offset + int(b)) for a, b in zip(starts, ends))
+        games.extend((offset + int(a), offset + int(b)) for a, b in zip(starts, ends, strict=True))
         offset += labels.count_labels(path)
     rng = np.random.default_rng(7)
     order = rng.permutation(len(games))

@@ -78,7 +78,8 @@ class NetEvaluator(Classical):
     output_values: vec[i64]
     output_full: vec[i64]
 
-    def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0, classical: float = 0.0) -> None:
+    def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
+                 classical: float = 0.0) -> None:
         super().__init__(config)
         if len(weights.w1) != INPUTS * weights.hidden:
             raise ValueError("the network's first layer does not match its hidden size")
