@@ -66,10 +66,41 @@ def native_modules() -> list:
         return []
 
 
+#: Flags given to a Unix C compiler that accepts them (each tried on its own first).
+#: mypyc puts every compiled module in one C file; with the default semantic
+#: interposition a call from one of its functions to another (``popcount``'s halves,
+#: a bitboard shift) goes through the PLT and cannot be inlined: without it the
+#: compiler calls or inlines them directly, the same code otherwise. bench: 7.6 %
+#: less processor time for the whole process, the same tree.
+UNIX_FLAGS = ["-fno-semantic-interposition"]
+
+
+def _accepts(compiler: object, flag: str) -> bool:
+    """Whether *compiler* (a distutils compiler) compiles an empty file with *flag*."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "flag.c")
+        with open(source, "w") as handle:
+            handle.write("int main(void) { return 0; }\n")
+        try:
+            compiler.compile([source], output_dir=folder, extra_postargs=[flag])  # type: ignore[attr-defined]
+        except Exception:  # CompileError: the flag is not known
+            return False
+    return True
+
+
 class OptionalBuildExt(build_ext):
     """build_ext that falls back to the pure package when the C compiler fails,
     leaving no half-built extension behind (a compiled module without mypyc's shared
-    library would not import)."""
+    library would not import); a Unix compiler gets :data:`UNIX_FLAGS` it accepts."""
+
+    def build_extensions(self) -> None:
+        if self.compiler.compiler_type == "unix":
+            flags = [flag for flag in UNIX_FLAGS if _accepts(self.compiler, flag)]
+            for extension in self.extensions:
+                extension.extra_compile_args = list(extension.extra_compile_args or []) + flags
+        super().build_extensions()
 
     def run(self) -> None:
         try:
