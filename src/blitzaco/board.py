@@ -194,6 +194,10 @@ K_NORMAL: Final = 0
 K_EN_PASSANT: Final = 1
 K_CASTLE: Final = 2
 K_NULL: Final = 3
+#: :attr:`Board.checks`: not yet known, the side to move in check, not in check.
+CHECK_UNKNOWN: Final = 0
+IN_CHECK: Final = 1
+NOT_IN_CHECK: Final = 2
 
 #: What the last move changed: up to three ``(piece, from, to)`` triples, python-chess
 #: squares, -1 where a piece appeared (from) or vanished (to).
@@ -242,6 +246,9 @@ class Board:
     barrier: i64
     dirty: vec[i64]
     dirty_count: i64
+    #: ``checks[ply]``: whether the side to move at that ply is in check, once
+    #: :meth:`in_check` has said (CHECK_UNKNOWN until then; every move resets it).
+    checks: vec[i64]
 
     def __init__(self, capacity: i64 = MAX_PLY) -> None:
         """An empty board (no pieces, White to move); :meth:`from_chess` fills one.
@@ -270,6 +277,7 @@ class Board:
         self.barrier = 0
         self.dirty = vec[i64]([0] * DIRTY_SIZE)
         self.dirty_count = 0
+        self.checks = vec[i64]([CHECK_UNKNOWN] * (capacity + 1))
 
     # ---------------------------------------------------------------- set-up
 
@@ -305,6 +313,7 @@ class Board:
         self.ply = len(keys) - 1
         self.root = self.ply
         self.barrier = barrier
+        self.checks[self.ply] = CHECK_UNKNOWN
 
     def _place(self, board: chess.Board) -> None:
         self.chess960 = board.chess960
@@ -339,6 +348,7 @@ class Board:
             self.ep = board.ep_square
         self.key = self.compute_key()
         self.keys[0] = self.key
+        self.checks[0] = CHECK_UNKNOWN
 
     def _ep_capturable(self, ep: i64, side: i64) -> bool:
         """Whether a pawn of *side* stands ready to take en passant on *ep*."""
@@ -384,6 +394,7 @@ class Board:
         other.barrier = self.barrier
         other.dirty = vec[i64](self.dirty)
         other.dirty_count = self.dirty_count
+        other.checks = vec[i64](self.checks)
         return other
 
     def to_chess(self) -> chess.Board:
@@ -447,12 +458,43 @@ class Board:
         return False
 
     def in_check(self) -> bool:
-        """Whether the side to move is in check."""
-        return self.attacked(self.kings[self.side], self.side ^ 1)
+        """Whether the side to move is in check (kept for the ply: the search asks
+        at every node, move generation and :meth:`was_legal` again)."""
+        known = self.checks[self.ply]
+        if known != CHECK_UNKNOWN:
+            return known == IN_CHECK
+        check = self.attacked(self.kings[self.side], self.side ^ 1)
+        self.checks[self.ply] = IN_CHECK if check else NOT_IN_CHECK
+        return check
 
     def was_legal(self) -> bool:
-        """After :meth:`make`: whether the move left the mover's king safe."""
-        return not self.attacked(self.kings[self.side ^ 1], self.side)
+        """After :meth:`make`: whether the move left the mover's king safe. When the
+        mover is known not to have been in check before and the move is an ordinary
+        one by a piece other than the king, only the ray from the king through the
+        square it left can have opened: that ray alone is looked at."""
+        ply = self.ply
+        us = self.side ^ 1
+        king = self.kings[us]
+        base = (ply - 1) * UNDO_SIZE
+        move = self.undo[base + U_MOVE]
+        if (self.checks[ply - 1] != NOT_IN_CHECK or self.undo[base + U_KIND] != K_NORMAL
+                or king == SQ120[move >> 6 & 63]):
+            return not self.attacked(king, self.side)
+        step = LINE_STEP[SQ120[move & 63] - king + 77]
+        if step == 0:
+            return True
+        squares = self.squares
+        square = king + step
+        piece = squares[square]
+        while piece == EMPTY:
+            square += step
+            piece = squares[square]
+        mark = self.side << 3
+        if piece == QUEEN | mark:
+            return False
+        if step == 1 or step == -1 or step == NORTH or step == -NORTH:
+            return piece != ROOK | mark
+        return piece != BISHOP | mark
 
     # ---------------------------------------------------------------- make/unmake
 
@@ -573,6 +615,7 @@ class Board:
         self.side = us ^ 1
         self.ply += 1
         self.keys[self.ply] = self.key
+        self.checks[self.ply] = CHECK_UNKNOWN
 
     def make_null(self) -> None:
         """Pass the move (null-move pruning): the side to move and the en passant
@@ -585,6 +628,7 @@ class Board:
         self.side ^= 1
         self.ply += 1
         self.keys[self.ply] = self.key
+        self.checks[self.ply] = CHECK_UNKNOWN
         self.barrier = self.ply
 
     def unmake(self) -> None:

@@ -30,7 +30,7 @@ import chess.polyglot
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import MAX_MOVES, Board
+from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.evaluate import Evaluator
@@ -101,6 +101,19 @@ def check_position(board: Board, reference: chess.Board, pool: list[int], rng: r
         return Mismatch(f"{what} in {fen}")
 
     expected = {code_of(move) for move in reference.legal_moves}
+    # Legality by the attack test alone, then by was_legal with the check state
+    # known (its short test: only the ray through the square a piece left).
+    board.checks[board.ply] = CHECK_UNKNOWN
+    out = vec[i64]([0] * MAX_MOVES)
+    by_attack = set()
+    for i in range(board.gen_all(out, 0)):
+        board.make(out[i])
+        if not board.attacked(board.kings[board.side ^ 1], board.side):
+            by_attack.add(out[i])
+        board.unmake()
+    if by_attack != expected:
+        raise fail(f"legal moves by attack differ: extra {by_attack - expected}, missing {expected - by_attack}")
+    board.in_check()
     legal = legal_codes(board)
     if len(legal) != len(set(legal)) or set(legal) != expected:
         raise fail(f"legal moves differ: extra {set(legal) - expected}, missing {expected - set(legal)}")
