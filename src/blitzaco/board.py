@@ -132,6 +132,25 @@ def _line_steps() -> vec[i64]:
 
 
 LINE_STEP: Final = _line_steps()
+#: ``BIT[square]``: a python-chess square's bit in a 64-bit bitboard (bit 63 is the
+#: sign bit of an ``i64``).
+BIT: Final = vec[i64]([(1 << square) - (1 << 64 if square == 63 else 0) for square in range(64)])
+#: The low 32 bits.
+M32: Final[i64] = 0xFFFFFFFF
+#: A de Bruijn sequence of 32 bits: ``(b * DEBRUIJN32 & M32) >> 27`` is a different
+#: number for each single bit b of a 32-bit word, and ``LOW_BIT`` maps it back to the
+#: bit's index (a product below 2**58: no overflow, pure or compiled).
+DEBRUIJN32: Final[i64] = 0x077CB531
+
+
+def _low_bits() -> vec[i64]:
+    table = vec[i64]([0] * 32)
+    for index in range(32):
+        table[((1 << index) * DEBRUIJN32 & M32) >> 27] = index
+    return table
+
+
+LOW_BIT: Final = _low_bits()
 
 # ------------------------------------------------------------------------ keys
 
@@ -249,6 +268,9 @@ class Board:
     #: ``checks[ply]``: whether the side to move at that ply is in check, once
     #: :meth:`in_check` has said (CHECK_UNKNOWN until then; every move resets it).
     checks: vec[i64]
+    #: ``occupied[side]``: the squares of that side's pieces, a bitboard (python-chess
+    #: squares), kept by every change of :attr:`squares`; move generation walks it.
+    occupied: vec[i64]
 
     def __init__(self, capacity: i64 = MAX_PLY) -> None:
         """An empty board (no pieces, White to move); :meth:`from_chess` fills one.
@@ -278,6 +300,7 @@ class Board:
         self.dirty = vec[i64]([0] * DIRTY_SIZE)
         self.dirty_count = 0
         self.checks = vec[i64]([CHECK_UNKNOWN] * (capacity + 1))
+        self.occupied = vec[i64]([0, 0])
 
     # ---------------------------------------------------------------- set-up
 
@@ -321,6 +344,7 @@ class Board:
             code = piece.piece_type | (0 if piece.color == chess.WHITE else 1) << 3
             self.squares[SQ120[square]] = code
             self.counts[code] += 1
+            self.occupied[code >> 3] |= BIT[square]
             if piece.piece_type == KING:
                 self.kings[code >> 3] = SQ120[square]
         self.side = WHITE if board.turn == chess.WHITE else BLACK
@@ -395,6 +419,7 @@ class Board:
         other.dirty = vec[i64](self.dirty)
         other.dirty_count = self.dirty_count
         other.checks = vec[i64](self.checks)
+        other.occupied = vec[i64](self.occupied)
         return other
 
     def to_chess(self) -> chess.Board:
@@ -502,11 +527,13 @@ class Board:
         self.squares[SQ120[square]] = EMPTY
         self.key ^= PIECE_KEY[piece * 64 + square]
         self.counts[piece] -= 1
+        self.occupied[piece >> 3] &= ~BIT[square]
 
     def _put(self, square: i64, piece: i64) -> None:
         self.squares[SQ120[square]] = piece
         self.key ^= PIECE_KEY[piece * 64 + square]
         self.counts[piece] += 1
+        self.occupied[piece >> 3] |= BIT[square]
 
     def _dirty(self, piece: i64, frm: i64, to: i64) -> None:
         n = self.dirty_count * 3
@@ -655,6 +682,8 @@ class Board:
             squares[SQ120[rook_to]] = EMPTY
             squares[SQ120[undo[base + U_CAPTURED]]] = rook
             squares[SQ120[frm]] = king
+            occupied = self.occupied
+            occupied[us] = (occupied[us] & ~(BIT[king_to] | BIT[rook_to])) | BIT[undo[base + U_CAPTURED]] | BIT[frm]
             self.kings[us] = SQ120[frm]
         elif kind != K_NULL:
             arrived = squares[SQ120[to]]
@@ -666,12 +695,17 @@ class Board:
             squares[SQ120[frm]] = piece
             captured = undo[base + U_CAPTURED]
             squares[SQ120[to]] = captured
+            occupied = self.occupied
+            occupied[us] = (occupied[us] & ~BIT[to]) | BIT[frm]
             if captured != EMPTY:
                 self.counts[captured] += 1
+                occupied[us ^ 1] |= BIT[to]
             elif kind == K_EN_PASSANT:
                 victim = PAWN | (us ^ 1) << 3
-                squares[SQ120[to - 8 if us == WHITE else to + 8]] = victim
+                victim_square = to - 8 if us == WHITE else to + 8
+                squares[SQ120[victim_square]] = victim
                 self.counts[victim] += 1
+                occupied[us ^ 1] |= BIT[victim_square]
             if piece & 7 == KING:
                 self.kings[us] = SQ120[frm]
         self.castling = undo[base + U_CASTLING]
@@ -698,44 +732,54 @@ class Board:
         return self._generate(out, self._generate(out, start, True), False)
 
     def _generate(self, out: vec[i64], n: i64, noisy: bool) -> i64:
-        squares = self.squares
         us = self.side
-        them = us ^ 1
-        for frm in range(21, 99):
-            piece = squares[frm]
-            if piece >> 3 != us or piece == EMPTY:
-                continue
-            kind = piece & 7
-            origin = SQ64[frm]
-            if kind == PAWN:
-                n = self._pawn_moves(out, n, frm, noisy)
-            elif kind == KNIGHT or kind == KING:
-                for i in range(8):
-                    to = frm + (KNIGHT_STEPS[i] if kind == KNIGHT else KING_STEPS[i])
-                    target = squares[to]
-                    if target == EMPTY:
-                        if not noisy:
-                            out[n] = origin | SQ64[to] << 6
-                            n += 1
-                    elif noisy and target >> 3 == them:
-                        out[n] = origin | SQ64[to] << 6
-                        n += 1
-            else:
-                for i in range(SLIDES_FROM[kind], SLIDES_TO[kind]):
-                    step = SLIDER_STEPS[i]
-                    to = frm + step
-                    target = squares[to]
-                    while target == EMPTY:
-                        if not noisy:
-                            out[n] = origin | SQ64[to] << 6
-                            n += 1
-                        to += step
-                        target = squares[to]
-                    if noisy and target >> 3 == them:
-                        out[n] = origin | SQ64[to] << 6
-                        n += 1
+        own = self.occupied[us]
+        # The side's pieces in square order (a1, b1, ..., h8), as a scan of the board
+        # would meet them: the low half of the bitboard, then the high half.
+        for half in range(2):
+            bits = (own >> (32 * half)) & M32
+            while bits != 0:
+                low = bits & -bits
+                bits ^= low
+                n = self._piece_moves(out, n, 32 * half + LOW_BIT[(low * DEBRUIJN32 & M32) >> 27], noisy)
         if not noisy and self.castling >> (us * 2) & 3 != 0:
             n = self._castling_moves(out, n)
+        return n
+
+    def _piece_moves(self, out: vec[i64], n: i64, origin: i64, noisy: bool) -> i64:
+        """The moves of the piece on *origin* (a python-chess square) of the side to
+        move, the noisy or the quiet ones, written from *n*; the index after them."""
+        squares = self.squares
+        them = self.side ^ 1
+        frm = SQ120[origin]
+        kind = squares[frm] & 7
+        if kind == PAWN:
+            n = self._pawn_moves(out, n, frm, noisy)
+        elif kind == KNIGHT or kind == KING:
+            for i in range(8):
+                to = frm + (KNIGHT_STEPS[i] if kind == KNIGHT else KING_STEPS[i])
+                target = squares[to]
+                if target == EMPTY:
+                    if not noisy:
+                        out[n] = origin | SQ64[to] << 6
+                        n += 1
+                elif noisy and target >> 3 == them:
+                    out[n] = origin | SQ64[to] << 6
+                    n += 1
+        else:
+            for i in range(SLIDES_FROM[kind], SLIDES_TO[kind]):
+                step = SLIDER_STEPS[i]
+                to = frm + step
+                target = squares[to]
+                while target == EMPTY:
+                    if not noisy:
+                        out[n] = origin | SQ64[to] << 6
+                        n += 1
+                    to += step
+                    target = squares[to]
+                if noisy and target >> 3 == them:
+                    out[n] = origin | SQ64[to] << 6
+                    n += 1
         return n
 
     def _pawn_moves(self, out: vec[i64], n: i64, frm: i64, noisy: bool) -> i64:

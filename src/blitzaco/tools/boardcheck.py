@@ -82,6 +82,7 @@ def snapshot(board: Board) -> tuple:
     return (
         list(board.squares), board.side, board.castling, board.ep, board.halfmove, board.fullmove, board.key,
         list(board.kings), list(board.counts), board.ply, board.barrier, list(board.keys)[: board.ply + 1],
+        list(board.occupied),
     )
 
 
@@ -124,6 +125,9 @@ def check_position(board: Board, reference: chess.Board, pool: list[int], rng: r
     for move in reference.legal_moves:
         if (code_of(move) in noisy) != _is_noisy(reference, move):
             raise fail(f"{move} is in the wrong stage")
+    if [board.occupied[side] for side in (0, 1)] != [_signed(reference.occupied_co[colour])
+                                                       for colour in (chess.WHITE, chess.BLACK)]:
+        raise fail("the occupied squares differ")
     if board.in_check() != reference.is_check():
         raise fail("check differs")
     if board.key != _signed(compute_key(reference)):
