@@ -29,10 +29,14 @@ from mypy_extensions import i64
 
 from blitzaco.board import (
     BISHOP,
+    BIT,
+    DEBRUIJN32,
     EMPTY,
     INTERPRETED,
     KING,
     KNIGHT,
+    LOW_BIT,
+    M32,
     MAX_PLY,
     PAWN,
     QUEEN,
@@ -93,8 +97,6 @@ def _table(values: list[int]) -> vec[i64]:
     return vec[i64]([_signed(v) for v in values])
 
 
-#: ``BIT[square]``: the square's bit.
-BIT: Final = _table([1 << s for s in range(64)])
 #: ``LOW[n]``: the bits that a left shift by n keeps below the sign bit.
 LOW: Final = vec[i64]([(1 << (63 - n)) - 1 if n < 64 else 0 for n in range(64)])
 #: ``SHR[n]``: the bits a logical right shift by n can leave set.
@@ -112,7 +114,6 @@ RANK_1: Final[i64] = 0x00000000000000FF
 RANK_8: Final = _signed(chess.BB_RANK_8)
 M8: Final[i64] = 0x00FF00FF00FF00FF
 M16: Final[i64] = 0x0000FFFF0000FFFF
-M32: Final[i64] = 0x00000000FFFFFFFF
 
 
 def _shl(x: i64, n: i64) -> i64:
@@ -534,8 +535,6 @@ class Classical:
         squares = board.squares
         wp: i64 = 0
         bp: i64 = 0
-        white: i64 = 0
-        black: i64 = 0
         knights: i64 = 0
         bishops: i64 = 0
         rooks: i64 = 0
@@ -544,43 +543,46 @@ class Classical:
         pieces = self.pieces
         white_pieces: i64 = 0
         black_pieces: i64 = 0
-        for square in range(64):
-            origin = SQ120[square]
-            piece = squares[origin]
-            if piece == EMPTY:
-                continue
-            bit = BIT[square]
-            if piece >> 3 == WHITE:
-                white |= bit
-            else:
-                black |= bit
-            kind = piece & 7
-            if kind == PAWN:
-                if piece >> 3 == WHITE:
-                    wp |= bit
+        white = board.occupied[WHITE]
+        black = board.occupied[1]
+        occupied = white | black
+        # The pieces in square order (the board's bitboards, lowest bit first, as
+        # the move generator walks them): the piece list's order is the scan's.
+        for half in range(2):
+            bits = (occupied >> (32 * half)) & M32
+            while bits != 0:
+                low = bits & -bits
+                bits ^= low
+                square = 32 * half + LOW_BIT[(low * DEBRUIJN32 & M32) >> 27]
+                origin = SQ120[square]
+                piece = squares[origin]
+                bit = BIT[square]
+                kind = piece & 7
+                if kind == PAWN:
+                    if piece >> 3 == WHITE:
+                        wp |= bit
+                    else:
+                        bp |= bit
+                    continue
+                if kind == KING:
+                    kings |= bit
+                    continue
+                if kind == KNIGHT:
+                    knights |= bit
+                elif kind == BISHOP:
+                    bishops |= bit
+                elif kind == ROOK:
+                    rooks |= bit
                 else:
-                    bp |= bit
-                continue
-            if kind == KING:
-                kings |= bit
-                continue
-            if kind == KNIGHT:
-                knights |= bit
-            elif kind == BISHOP:
-                bishops |= bit
-            elif kind == ROOK:
-                rooks |= bit
-            else:
-                queens |= bit
-            if piece >> 3 == WHITE:
-                pieces[white_pieces] = origin
-                white_pieces += 1
-            else:
-                black_pieces += 1
-                pieces[64 - black_pieces] = origin
+                    queens |= bit
+                if piece >> 3 == WHITE:
+                    pieces[white_pieces] = origin
+                    white_pieces += 1
+                else:
+                    black_pieces += 1
+                    pieces[64 - black_pieces] = origin
         self.white_pieces = white_pieces
         self.black_pieces = black_pieces
-        occupied = white | black
         pawns = wp | bp
         # Pawn structure, White's then Black's on the mirrored board, cached by the
         # pawns (but when tracing, which records the terms).
