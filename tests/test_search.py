@@ -333,6 +333,32 @@ def test_levels_from_single_line_from_up_search_one_line_and_play_its_best_move(
     assert any(f"{config.levels.pick_lines} lines" in m for m in below.messages)
 
 
+def test_levels_below_20_evaluate_classically_unless_levels_network() -> None:
+    """With the network on, a level below 20 searches with the classical evaluation
+    alone (the one its UCI_Elo was measured with): the same move and node count as
+    the engine with the network off (its score too); level 20 keeps the network.
+    [levels] network gives the levels the network too."""
+    from blitzaco.config import config_from_dict
+
+    nn = {"enabled": True, "file": "net.bin", "weight": 0.3, "classical": 0.7}
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    results = []
+    for config in (config_from_dict({"eval": {"nn": nn}}), config_from_dict({"eval": {"nn": {"enabled": False}}})):
+        engine = searching_engine(config)
+        engine.set_option("skill_level", 17)
+        result = engine.think(board, Limits(wtime=600_000, btime=600_000))
+        results.append((result.move, result.nodes, result.score))
+    assert results[0] == results[1]
+    engine = searching_engine(config_from_dict({"eval": {"nn": nn}}))
+    assert engine.static.net is not None and engine.static_for(20) is engine.static
+    assert engine.static_for(17).net is None and engine.static_for(0) is engine.static_for(17)
+    networked = searching_engine(config_from_dict({"eval": {"nn": nn}, "levels": {"network": True}}))
+    assert networked.static_for(17) is networked.static
+    networked.set_option("skill_level", 17)
+    with_net = networked.think(board, Limits(wtime=600_000, btime=600_000))
+    assert (with_net.move, with_net.nodes, with_net.score) != results[0]
+
+
 @pytest.mark.parametrize("level", [0, 10, 19])
 def test_a_levels_moves_stay_within_its_node_limit_and_the_clock(level: int) -> None:
     """A level never searches more than its level_nodes, whatever the clock allows,

@@ -613,6 +613,11 @@ class LevelsConfig:
         hi=20,
     )
     blunder_cp: int = _param("See safe_level (centipawns).", lo=1, hi=10000)
+    network: bool = _param(
+        "Levels below 20 evaluate with the network when [eval.nn] is on; false: with the classical evaluation "
+        "alone, the one elo_of_level was measured with (level 20 uses whatever [eval] says). Below level 20 the "
+        "Threads helpers do not search: a level is one search within its node limit."
+    )
     elo_of_level: tuple[int, ...] = _ints(
         "The UCI_Elo each level 0..20 plays at, on Stockfish 15.1's UCI_Elo scale: measured at levels 20 (200 "
         "games), 16 and 12 against Stockfish and at 8, 4 and 0 by a chain of levels below them (100 games each), "

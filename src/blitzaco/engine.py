@@ -65,6 +65,9 @@ class Engine:
         self.trails = Trails(self.config.pheromone)
         self.trails.load_later(bundled_memory())  # read when first used, after uciok
         self.static = StaticEval(self.config, self.trails)
+        # The evaluation of the levels below 20 when it is not self.static's (made
+        # when first used; see static_for).
+        self._level_static: StaticEval | None = None
         # The strength levels' draws (seeded: the same game replays the same way).
         self.level_rng = random.Random(0x5EED)
         # The clock of the search under way (or the last one) and its thread (go).
@@ -78,6 +81,7 @@ class Engine:
         self.config = config
         self.trails.config = config.pheromone
         self.static = StaticEval(config, self.trails)
+        self._level_static = None
         if self.pool is None and isinstance(self.tt, NativeTable) != config.search.native:
             self.tt = self._table(self.options.hash_mb)
         reseed = config.book.seed != self.probe.book_config.seed
@@ -390,6 +394,18 @@ class Engine:
     def explain(self, board: chess.Board) -> list[str]:
         """The static evaluation of *board* term by term (the ``eval`` command)."""
         return self.static.explain(board)
+
+    def static_for(self, level: int) -> StaticEval:
+        """The evaluation a search at strength *level* uses: :attr:`static`, but below
+        level 20 with the network on and ``[levels] network`` off, the same evaluation
+        without the network (the one the levels' UCI_Elo was measured with)."""
+        config = self.config
+        if level >= 20 or config.levels.network or self.static.net is None:
+            return self.static
+        if self._level_static is None:
+            classical = replace(config.eval, nn=replace(config.eval.nn, enabled=False))
+            self._level_static = StaticEval(replace(config, eval=classical), self.trails)
+        return self._level_static
 
     def level(self) -> int:
         """The strength level in force: UCI_Elo's when UCI_LimitStrength is on (it

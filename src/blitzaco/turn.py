@@ -149,6 +149,9 @@ class EngineState(Protocol):
     def level(self) -> int:
         """The strength level in force (20: full strength)."""
 
+    def static_for(self, level: int) -> StaticEval:
+        """The evaluation a search at strength *level* uses."""
+
     def helper_settings(self) -> HelperSettings:
         """What the helper processes need besides the position."""
 
@@ -251,17 +254,18 @@ class Turn:
         engine, board, limits, control, report = self.engine, self.board, self.limits, self.control, self.report
         config = engine.config
         engine.tt.new_search()
-        pos = engine.static.position(board)
+        level = engine.level() if not self.analysing and limits.mate is None else 20
+        self._level = level
+        static = engine.static_for(level)
+        pos = static.position(board)
         trails = engine.trails if config.pheromone.enabled else None
-        engine.static.use_trails(trails is not None)
+        static.use_trails(trails is not None)
         if trails is not None:
             trails.evaporate()
         self._variety = (
             trails is not None and config.pheromone.variety and not self.analysing and limits.mate is None
         )
         multipv = max(self.shown, config.pheromone.variety_candidates) if self._variety else self.shown
-        level = engine.level() if not self.analysing and limits.mate is None else 20
-        self._level = level
         node_limit = limits.nodes
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         if level < 20:
@@ -279,14 +283,14 @@ class Turn:
         on_clock = budget_known and not self.analysing and limits.mate is None
         # With helpers, the node limit counts every process's nodes: the pool's poll
         # checks it, and the info lines report the sum.
-        pool = engine.pool
+        pool = engine.pool if level == 20 else None  # a level is one search within its node limit
         poll: Poll = control
         pooled = None
         if pool is not None:
             pooled = pool.poll(control, node_limit)
             poll, node_limit = pooled, None
         search = new_search(pos, SearchPlan(
-            engine.static,
+            static,
             engine.tt,
             config.search,
             poll,
@@ -353,7 +357,7 @@ class Turn:
     def _nodes(self) -> int:
         """The nodes searched so far, the helpers' included."""
         assert self._search is not None
-        pool = self.engine.pool
+        pool = self.engine.pool if self._level == 20 else None
         return self._search.nodes + pool.helper_nodes() if pool is not None else self._search.nodes
 
     def _currmove(self, depth: int, move: chess.Move, number: int) -> None:
