@@ -463,23 +463,30 @@ class Board:
         queen = QUEEN | mark
         rook = ROOK | mark
         bishop = BISHOP | mark
+        # A ray is walked only when the side has a piece that moves along it (the
+        # piece counts: the endgames' many tests end here).
+        counts = self.counts
+        straight = counts[rook] + counts[queen] != 0
+        diagonal = counts[bishop] + counts[queen] != 0
         for i in range(4):
-            step = ROOK_STEPS[i]
-            square = target + step
-            piece = squares[square]
-            while piece == EMPTY:
-                square += step
+            if straight:
+                step = ROOK_STEPS[i]
+                square = target + step
                 piece = squares[square]
-            if piece == rook or piece == queen:
-                return True
-            step = BISHOP_STEPS[i]
-            square = target + step
-            piece = squares[square]
-            while piece == EMPTY:
-                square += step
+                while piece == EMPTY:
+                    square += step
+                    piece = squares[square]
+                if piece == rook or piece == queen:
+                    return True
+            if diagonal:
+                step = BISHOP_STEPS[i]
+                square = target + step
                 piece = squares[square]
-            if piece == bishop or piece == queen:
-                return True
+                while piece == EMPTY:
+                    square += step
+                    piece = squares[square]
+                if piece == bishop or piece == queen:
+                    return True
         return False
 
     def in_check(self) -> bool:
