@@ -152,6 +152,12 @@ def _low_bits() -> vec[i64]:
 
 LOW_BIT: Final = _low_bits()
 
+
+def bit_index(bit: i64) -> i64:
+    """The index (0-31) of *bit*, a single set bit of a 32-bit word: with
+    ``bits & -bits`` a walk over a bitboard's squares, lowest first."""
+    return LOW_BIT[(bit * DEBRUIJN32 & M32) >> 27]
+
 # ------------------------------------------------------------------------ keys
 
 
@@ -748,7 +754,7 @@ class Board:
             while bits != 0:
                 low = bits & -bits
                 bits ^= low
-                n = self._piece_moves(out, n, 32 * half + LOW_BIT[(low * DEBRUIJN32 & M32) >> 27], noisy)
+                n = self._piece_moves(out, n, 32 * half + bit_index(low), noisy)
         if not noisy and self.castling >> (us * 2) & 3 != 0:
             n = self._castling_moves(out, n)
         return n

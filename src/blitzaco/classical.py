@@ -30,12 +30,10 @@ from mypy_extensions import i64
 from blitzaco.board import (
     BISHOP,
     BIT,
-    DEBRUIJN32,
     EMPTY,
     INTERPRETED,
     KING,
     KNIGHT,
-    LOW_BIT,
     M32,
     MAX_PLY,
     PAWN,
@@ -48,6 +46,7 @@ from blitzaco.board import (
     SQ120,
     WHITE,
     Board,
+    bit_index,
 )
 from blitzaco.config import EvalConfig
 from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL
@@ -553,7 +552,7 @@ class Classical:
             while bits != 0:
                 low = bits & -bits
                 bits ^= low
-                square = 32 * half + LOW_BIT[(low * DEBRUIJN32 & M32) >> 27]
+                square = 32 * half + bit_index(low)
                 origin = SQ120[square]
                 piece = squares[origin]
                 bit = BIT[square]

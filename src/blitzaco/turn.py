@@ -182,6 +182,7 @@ class Turn:
         self._search: Search | None = None
         self._last_lines: tuple[PvLine, ...] = ()
         self._level = 20
+        self._pool: HelperPool | None = None  # the helpers searching beside this turn's search
         self._variety = False
 
     # ------------------------------------------------------------ before searching
@@ -283,7 +284,8 @@ class Turn:
         on_clock = budget_known and not self.analysing and limits.mate is None
         # With helpers, the node limit counts every process's nodes: the pool's poll
         # checks it, and the info lines report the sum.
-        pool = engine.pool if level == 20 else None  # a level is one search within its node limit
+        # A level is one search within its node limit: the helpers search at full strength only.
+        pool = self._pool = engine.pool if level == 20 else None
         poll: Poll = control
         pooled = None
         if pool is not None:
@@ -357,7 +359,7 @@ class Turn:
     def _nodes(self) -> int:
         """The nodes searched so far, the helpers' included."""
         assert self._search is not None
-        pool = self.engine.pool if self._level == 20 else None
+        pool = self._pool
         return self._search.nodes + pool.helper_nodes() if pool is not None else self._search.nodes
 
     def _currmove(self, depth: int, move: chess.Move, number: int) -> None:
