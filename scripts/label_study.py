@@ -172,15 +172,11 @@ def game_starts(path: str) -> np.ndarray:
     that kept no position are not seen, and a game that starts with no more pieces
     and pawns than the last one ended with and the same result is missed: on the
     label runs here the count comes within 0.4 % of the games the run played."""
-    from blitzaco.tools.tune.nn import _DTYPE
+    from blitzaco.tools.tune.nn import read_records, square_codes
 
-    data = open(path, "rb").read()
-    count = (len(data) - len(labels.MAGIC)) // _DTYPE.itemsize
-    records = np.frombuffer(data, _DTYPE, count=count, offset=len(labels.MAGIC))
-    packed = records["squares"]
-    codes = np.empty((count, 64), dtype=np.int64)
-    codes[:, 0::2] = packed & 15
-    codes[:, 1::2] = packed >> 4
+    records = read_records(path)
+    codes = square_codes(records)
+    count = len(records)
     pieces = (codes != 0).sum(axis=1)
     white_home = (codes[:, 8:16] == 1).sum(axis=1)  # White pawns on the second rank
     black_home = (codes[:, 48:56] == 9).sum(axis=1)

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = [
-    "LabelArrays", "load_arrays", "board_features", "TrainSettings", "train", "quantise", "float_score",
+    "LabelArrays", "read_records", "square_codes", "load_arrays", "board_features", "TrainSettings", "train",
+    "quantise", "float_score",
     "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
     "quantisation_error", "held_out_count", "finished_records", "fitted_then_held",
     "FRESH_LR", "LR_FLOOR",
@@ -125,10 +126,10 @@ def fitted_then_held(parts: list[tuple[LabelArrays, int]]) -> LabelArrays:
                        + [take(arrays, slice(cut, None)) for arrays, cut in parts])
 
 
-def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> LabelArrays:
+def read_records(path: str | Path, limit: int | None = None, start: int = 0) -> np.ndarray:
     """The records of the label file at *path* (the first *limit*; from record
-    *start*), as arrays. A record cut short at the end (a run stopped while writing)
-    is not read."""
+    *start*) as a structured array (fields squares, flags, ep, score, result). A
+    record cut short at the end (a run stopped while writing) is not read."""
     data = Path(path).read_bytes()
     if data[: len(MAGIC)] != MAGIC:
         raise ValueError(f"{path} is not a label file")
@@ -136,11 +137,25 @@ def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> L
     if limit is not None:
         count = min(count, limit)
     count = max(count, 0)
-    records = np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC) + start * RECORD_BYTES)
+    return np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC) + start * RECORD_BYTES)
+
+
+def square_codes(records: np.ndarray) -> np.ndarray:
+    """Each record's 64 squares (python-chess's order) as piece codes: the type (0:
+    empty), plus 8 for Black."""
     packed = records["squares"]
-    codes = np.empty((count, 64), dtype=np.int64)
+    codes = np.empty((len(records), 64), dtype=np.int64)
     codes[:, 0::2] = packed & 15
     codes[:, 1::2] = packed >> 4
+    return codes
+
+
+def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> LabelArrays:
+    """The records of the label file at *path* (the first *limit*; from record
+    *start*), as arrays. A record cut short at the end (a run stopped while writing)
+    is not read."""
+    records = read_records(path, limit, start)
+    codes = square_codes(records)
     piece_type = codes & 7
     black = codes >> 3
     square = np.arange(64, dtype=np.int64)
