@@ -105,6 +105,11 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     native = tmp_path / "native.toml"
     native.write_text("[search]\nnative = true\n")
     assert _bench_nodes(site, 5, native) == _bench_nodes(None, 5, native)
+    # The research terms, which the search on the engine's own board asks of the
+    # static evaluation off the board: the same tree too (and not the default one).
+    research = tmp_path / "research.toml"
+    research.write_text("[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n")
+    assert _bench_nodes(site, 4, research) == _bench_nodes(None, 4, research) != _bench_nodes(site, 4)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)

@@ -17,7 +17,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 from test_search import *  # noqa: F403 -- the same tests, collected again with the fixture below
 
-from blitzaco.board import Board
+from blitzaco.board import Board, unsigned_key
 from blitzaco.config import Config
 from blitzaco.engine import Engine
 from blitzaco.movepick import see_code_ge
@@ -109,24 +109,128 @@ def test_a_cleared_table_forgets_every_entry() -> None:
     assert table_check(16, 40) > 300
 
 
-def test_the_engine_searches_natively_only_when_it_can() -> None:
+def _recording(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The searches the engine builds from now on (turn.new_search recorded)."""
+    from blitzaco import turn
+
+    built: list[object] = []
+    real = turn.new_search
+
+    def recorded(pos, plan):  # type: ignore[no-untyped-def]
+        search = real(pos, plan)
+        built.append(search)
+        return search
+
+    monkeypatch.setattr(turn, "new_search", recorded)
+    return built
+
+
+def _with(config: Config, **sections: object) -> Config:
+    """*config* with [pheromone] enabled and/or [eval.spectral] enabled."""
+    if sections.get("pheromone"):
+        config = dataclasses.replace(config, pheromone=dataclasses.replace(config.pheromone, enabled=True))
+    if sections.get("spectral"):
+        spectral = dataclasses.replace(config.eval.spectral, enabled=True)
+        config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, spectral=spectral))
+    return config
+
+
+def test_the_engine_searches_natively_with_every_term(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the switch on the engine keeps a native table and searches a different
-    tree (its own move order); with a term only the python-chess search has (the
-    pheromone bonus), it falls back to that search, tree for tree."""
+    tree (its own move order), on its own board with the research terms too: the
+    pheromone memory (bonus and ordering) and the spectral term each change the
+    native tree, and the python-chess search is never built."""
+    from blitzaco.native_search import NativeSearch
+
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    built = _recording(monkeypatch)
     on = test_search.searching_engine()  # patched: native
     assert isinstance(on.tt, NativeTable)
     plain_config = Config()
     off = Engine(dataclasses.replace(plain_config, search=dataclasses.replace(plain_config.search, native=False)))
     off.set_option("own_book", False)
-    assert on.think(board, Limits(depth=6)).nodes != off.think(board, Limits(depth=6)).nodes
-    pheromone = dataclasses.replace(Config().pheromone, enabled=True)
-    with_trails = dataclasses.replace(_native(None), pheromone=pheromone)
-    fallback = Engine(with_trails)
-    fallback.set_option("own_book", False)
-    plain = Engine(dataclasses.replace(off.config, pheromone=pheromone))
-    plain.set_option("own_book", False)
-    assert fallback.think(board, Limits(depth=4)).nodes == plain.think(board, Limits(depth=4)).nodes
+    native_nodes = on.think(board, Limits(depth=5)).nodes
+    assert native_nodes != off.think(board, Limits(depth=5)).nodes
+    assert [type(search).__name__ for search in built] == ["NativeSearch", "Search"]
+    for terms in ({"pheromone": True}, {"spectral": True}):
+        built.clear()
+        engine = Engine(_with(_native(None), **terms))
+        engine.set_option("own_book", False)
+        result = engine.think(board, Limits(depth=5))
+        assert len(built) == 1 and isinstance(built[0], NativeSearch), terms
+        assert result.move in board.legal_moves
+        assert result.nodes != native_nodes, terms
+        if terms.get("spectral"):
+            assert engine.static.spectral is not None and engine.static.spectral.computed > 0
+
+
+def test_the_off_board_terms_score_alike_on_both_boards() -> None:
+    """StaticEval's spectral value (entered at a node deep enough to compute it and
+    at its child, which inherits it) and pheromone bonus, asked through the engine's own
+    board (enter_board, extras with its key), equal what the python-chess search
+    adds, on 150 random positions (Chess960 among them) with trails on half."""
+    from blitzaco.pheromone import Trails
+    from blitzaco.static_eval import StaticEval
+
+    config = _with(Config(), pheromone=True, spectral=True)
+    trails = Trails(config.pheromone)
+    static = StaticEval(config, trails)
+    static.use_trails(True)
+    assert static.extra_terms()
+    rng = random.Random(29)
+    compared = bonus = 0
+    for reference in _random_positions(29, 150)[:150]:
+        pos = static.position(reference)
+        own = Board.from_chess(reference)
+        moves = list(reference.legal_moves)
+        if moves and rng.random() < 0.5:
+            trails.deposit(pos.key, code_of(rng.choice(moves)), rng.uniform(0.05, 1.0))
+        for ply, depth in ((2, static._min_depth), (3, 0)):  # computed, then inherited
+            static.enter(pos, ply, depth)
+            expected = static.evaluate(pos) - static._base(pos)
+            static.spectral.clear()  # type: ignore[union-attr]  # the native board's own way in
+            static.enter_board(own, ply, depth)
+            assert static.extras(own.side == 0, unsigned_key(own.key)) == expected, reference.fen()
+            compared += 1
+            bonus += expected != 0
+    assert compared == 300 and bonus > 250
+
+
+def test_pheromone_trails_order_the_quiet_moves_they_mark_first() -> None:
+    """With the ordering prior on, the quiet moves the position's trails mark come
+    first, strongest first, then the rest by history; without trails the order is
+    history's alone."""
+    from blitzaco.board import MAX_MOVES
+    from blitzaco.native_search import NativeSearch
+    from blitzaco.pheromone import Trails
+    from blitzaco.search import SearchPlan
+    from blitzaco.static_eval import StaticEval
+    from blitzaco.timeman import SearchControl
+
+    config = _with(_native(None), pheromone=True)
+    trails = Trails(config.pheromone)
+    static = StaticEval(config, trails)
+    reference = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    pos = static.position(reference)
+    marked = [chess.Move.from_uci("d2d3"), chess.Move.from_uci("e1g1"), chess.Move.from_uci("b1c3")]
+    for move, level in zip(marked, (0.2, 0.9, 0.5), strict=True):
+        trails.deposit(pos.key, code_of(move), level)
+
+    def quiet_order(with_trails: Trails | None) -> list[str]:
+        plan = SearchPlan(static, NativeTable(1), config.search, SearchControl(Limits(depth=1), None),
+                          list(reference.legal_moves), trails=with_trails)
+        search = NativeSearch(pos, plan)
+        base = 1 * MAX_MOVES
+        end = search.board.gen_quiets(search.move_list, base)
+        late = search._key_quiets(base, end, base + MAX_MOVES, 0, 0, 0, 0)
+        assert late == base + MAX_MOVES  # no under-promotion here
+        order = [search._pick(index, end) for index in range(base, end)]
+        return [chess.Move(code & 63, code >> 6 & 63).uci() for code in order]
+
+    ordered = quiet_order(trails)
+    assert ordered[:3] == ["e1g1", "b1c3", "d2d3"]
+    plain = quiet_order(None)
+    assert sorted(plain) == sorted(ordered) and plain[:3] != ordered[:3]
 
 
 def test_the_native_table_takes_its_memory_on_isready_not_on_the_clock() -> None:

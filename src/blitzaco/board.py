@@ -59,7 +59,7 @@ if INTERPRETED and not TYPE_CHECKING:  # never entered compiled (mypyc skips suc
 
 __all__ = [
     "Board", "perft", "divide", "WHITE", "BLACK", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
-    "EMPTY", "OFFBOARD", "NO_SQUARE", "MAX_MOVES",
+    "EMPTY", "OFFBOARD", "NO_SQUARE", "MAX_MOVES", "unsigned_key",
 ]
 
 # ------------------------------------------------------------------------ pieces
@@ -164,6 +164,12 @@ def bit_index(bit: i64) -> i64:
 def _signed(value: int) -> int:
     """An unsigned 64-bit number as the signed 64-bit integer with the same bits."""
     return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def unsigned_key(value: int) -> int:
+    """A key of this board (signed) as python-chess and the rest of the engine keep
+    it: the unsigned 64-bit number with the same bits."""
+    return value & 0xFFFFFFFFFFFFFFFF
 
 
 def _piece_keys() -> vec[i64]:

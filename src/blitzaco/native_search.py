@@ -21,8 +21,13 @@ generates them in another order, so equal keys tie differently and the tree is n
 node for node Search's. Tablebases are probed in the search as in Search, through a
 python-chess board built only when the piece count is within the tables.
 
-It serves the classical terms and the network: the engine uses Search when the
-spectral or pheromone terms are on (``StaticEval.native_ready``). A plan is turned
+The terms that live off the board, the spectral term and the pheromone memory, are
+the research switches (off by default); with one on, they are asked for as in
+Search: the spectral value entered at every node (:meth:`StaticEval.enter_board
+<blitzaco.static_eval.StaticEval.enter_board>`, a python-chess board built only
+when its cache misses), the spectral and pheromone bonus added to the evaluator's
+score (:meth:`~blitzaco.static_eval.StaticEval.extras`), and the trails of the
+position ordering the quiet moves they mark first, strongest first. A plan is turned
 into one search or the other in one place, :func:`new_search`.
 """
 
@@ -52,6 +57,7 @@ from blitzaco.board import (
     UNDO_SIZE,
     WHITE,
     Board,
+    unsigned_key,
 )
 from blitzaco.board import MAX_PLY as BOARD_PLIES
 from blitzaco.classical import Classical
@@ -81,6 +87,11 @@ NO_LIMIT: Final = 1 << 30
 #: Added to a quiet move's history (at most HISTORY_LIMIT in size) to make its sort
 #: key positive.
 QUIET_OFFSET: Final[i64] = 1 << 30
+#: The sort key of a quiet move the pheromone trails mark: above every history key
+#: (at most QUIET_OFFSET + HISTORY_LIMIT), the stronger trail first.
+PRIOR_KEY: Final[i64] = 1 << 32
+#: Trail levels to sort key units (movepick's ordered_moves scales them alike).
+PRIOR_SCALE: Final = 1_000_000.0
 # Move list entries carry the move in the low 16 bits, its sort key above.
 KEY_SHIFT: Final = 16
 
@@ -191,7 +202,6 @@ class NativeSearch(Search):
         if not plan.native:
             raise ValueError("the native search needs [search] native, a NativeTable and an evaluation it computes")
         super().__init__(pos, plan)
-        self.trails = None  # no pheromone ordering on this board
         tt = plan.tt
         static = plan.static
         config = plan.config
@@ -214,6 +224,10 @@ class NativeSearch(Search):
         self.tried_list = vec[i64]([0] * (MAX_MOVES * (MAX_PLY + 2)))
         self.lazy = self._lazy_margin
         self.next_poll = self._next_poll
+        # The off-board terms (the research switches; see the module's documentation).
+        self.spectral_on = static.per_node
+        self.extras_on = static.extra_terms()
+        self.prior_on = self.trails is not None
         # The configuration as native fields: a read of a SearchConfig field from
         # compiled code is a Python attribute lookup.
         self.c_mate_distance = config.mate_distance_pruning
@@ -265,6 +279,9 @@ class NativeSearch(Search):
     tried_list: vec[i64]
     lazy: i64
     next_poll: i64
+    spectral_on: bool
+    extras_on: bool
+    prior_on: bool
     c_mate_distance: bool
     c_check_extension: bool
     c_improving: bool
@@ -369,6 +386,45 @@ class NativeSearch(Search):
             out[index] = best_key
         return best_key & 0xFFFF
 
+    def _key_quiets(self, start: i64, end: i64, late_start: i64, tt_move: i64, killer1: i64, killer2: i64,
+                    counter: i64) -> i64:
+        """Sort keys of the quiet moves generated at start..end-1 (the ply's list):
+        their history, or above every history the level of the pheromone trail that
+        marks them (with the ordering prior on); the moves already tried (the table
+        move, killers, counter-move) zeroed. Under-promotions are set aside among the
+        late moves, below *late_start*: returns where those now start."""
+        out = self.move_list
+        history = self.history_scores
+        side_base = self.board.side << 12
+        prior: dict[int, float] | None = None
+        if self.prior_on:
+            assert self.trails is not None
+            prior = self.trails.row(unsigned_key(self.board.key))
+        for i in range(start, end):
+            move = out[i]
+            if move >> 12 != 0:
+                late_start -= 1
+                out[late_start] = move
+                out[i] = 0
+            elif move == tt_move or move == killer1 or move == killer2 or move == counter:
+                out[i] = 0
+            else:
+                key: i64 = history[side_base | (move & 4095)] + QUIET_OFFSET
+                if prior is not None:
+                    level = prior.get(int(move))
+                    if level is not None:
+                        key = PRIOR_KEY + i64(int(level * PRIOR_SCALE))
+                out[i] = move | key << KEY_SHIFT
+        return late_start
+
+    def _evaluate(self, board: Board) -> i64:
+        """The static score for the side to move: the evaluator's (the classical terms
+        or the network), plus the spectral term and the pheromone bonus when on."""
+        score = self.eval.evaluate(board)
+        if self.extras_on:
+            score += self.static.extras(board.side == WHITE, unsigned_key(board.key))
+        return score
+
     def _is_quiet_special(self, code: i64, tt_move: i64) -> bool:
         """Whether a killer or counter-move *code* can be tried here as a quiet move."""
         board = self.board
@@ -408,7 +464,7 @@ class NativeSearch(Search):
                 and board.is_insufficient_material()):
             return 0
         if ply >= MAX_PLY:
-            return self.eval.evaluate(board)
+            return self._evaluate(board)
         if self.tb_limit and board.halfmove == 0 and board.castling == 0 and self._pieces() <= self.tb_limit:
             probed = self._probe(ply)
             if probed is not None:
@@ -436,7 +492,9 @@ class NativeSearch(Search):
                     return score
 
         us = board.side
-        static: i64 = -INFINITE if in_check else self.eval.evaluate(board)
+        if self.spectral_on:
+            self.static.enter_board(board, ply, depth)
+        static: i64 = -INFINITE if in_check else self._evaluate(board)
         improving: i64 = 0
         lmr_extra: i64 = 0
         if self.c_improving:
@@ -516,8 +574,6 @@ class NativeSearch(Search):
         end: i64 = 0
         late_start = base + MAX_MOVES
         special: i64 = 0
-        history = self.history_scores
-        side_base = us << 12
         while True:
             code: i64 = 0
             tactical = False
@@ -547,16 +603,7 @@ class NativeSearch(Search):
                 if special == 3:
                     stage = 3
                     end = board.gen_quiets(out, base)
-                    for i in range(base, end):
-                        move = out[i]
-                        if move >> 12 != 0:
-                            late_start -= 1
-                            out[late_start] = move
-                            out[i] = 0
-                        elif move == tt_move or move == killer1 or move == killer2 or move == counter:
-                            out[i] = 0
-                        else:
-                            out[i] = move | (history[side_base | (move & 4095)] + QUIET_OFFSET) << KEY_SHIFT
+                    late_start = self._key_quiets(base, end, late_start, tt_move, killer1, killer2, counter)
                     index = base
                     continue
                 code = killer1 if special == 0 else killer2 if special == 1 else counter
@@ -718,7 +765,9 @@ class NativeSearch(Search):
         if ply > self.seldepth:
             self.seldepth = ply
         if ply >= MAX_PLY:
-            return self.eval.evaluate(board)
+            return self._evaluate(board)
+        if self.spectral_on:
+            self.static.enter_board(board, ply, 0)
         out = self.move_list
         base = ply * MAX_MOVES
         stand_pat: i64 = -INFINITE
@@ -732,9 +781,9 @@ class NativeSearch(Search):
                 quick = self.eval.material_and_tables(board)
                 if quick - lazy >= beta:
                     return quick - lazy
-                best = quick + lazy if quick + lazy <= alpha else self.eval.evaluate(board)
+                best = quick + lazy if quick + lazy <= alpha else self._evaluate(board)
             else:
-                best = self.eval.evaluate(board)
+                best = self._evaluate(board)
             stand_pat = best
             if best >= beta:
                 return best

@@ -217,10 +217,10 @@ class SearchPlan:
     def native(self) -> bool:
         """Whether the search runs on the engine's own board
         (:class:`blitzaco.native_search.NativeSearch`) rather than python-chess's:
-        ``[search] native`` on, a native table (the process's own or the shared one
-        of ``Threads`` > 1) and an evaluation the engine's own board computes (the
-        classical terms and the network; not the spectral or pheromone terms)."""
-        return self.config.native and isinstance(self.tt, NativeTable) and self.static.native_ready()
+        ``[search] native`` on and a native table (the process's own or the shared
+        one of ``Threads`` > 1). Every term of the score runs on either board (the
+        spectral term and the pheromone memory are asked of *static* on both)."""
+        return self.config.native and isinstance(self.tt, NativeTable)
 
 
 class _RootMove:

@@ -220,6 +220,11 @@ class SpectralTerm:
         total = sum(w * (a - b) for w, a, b in zip(self.weights, white, black, strict=True))
         return int(round(total))
 
+    def cached(self, key: int) -> int | None:
+        """White's spectral advantage of the position whose key is *key*, when the
+        cache holds it."""
+        return self._cache.get(key)
+
     def score(self, board: chess.Board, key: int) -> int:
         """White's spectral advantage of *board*, whose position key is *key*."""
         value = self._cache.get(key)

@@ -20,6 +20,12 @@ The search calls :meth:`StaticEval.evaluate` for a score and, only when
 spectral term's inherited value). ``eval`` prints :meth:`StaticEval.explain`. With
 the extra terms off, ``evaluate`` *is* the classical evaluator's bound method, so the
 entry point costs the search nothing; with only the network, it is one small function.
+
+The search on the engine's own board (:mod:`blitzaco.native_search`) scores the
+classical terms and the network with its own evaluator (:meth:`native_evaluator`)
+and asks this object only for the two off-board terms, when one is on
+(:meth:`extra_terms`): :meth:`enter_board` at every node and :meth:`extras` on top
+of its score, the same values as on python-chess's board.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
+from blitzaco.board import unsigned_key
 from blitzaco.bundled import bundled_file
 from blitzaco.config import Config, EvalConfig
 from blitzaco.evaluate import EVAL_CACHE_SIZE, FULL_PHASE, Evaluator, PsqTable, Trace, format_trace
@@ -38,6 +45,7 @@ from blitzaco.pheromone import Trails
 from blitzaco.position import Position, compute_key
 
 if TYPE_CHECKING:  # numpy is imported only when the spectral term is on
+    from blitzaco.board import Board
     from blitzaco.classical import Classical
     from blitzaco.spectral import SpectralTerm
 
@@ -90,11 +98,11 @@ class StaticEval:
         position keeps incrementally, are most of it (the search's lazy evaluation)."""
         return self.evaluate == self.classical.evaluate and self.classical.classical
 
-    def native_ready(self) -> bool:
-        """Whether the evaluation on the engine's own board (:meth:`native_evaluator`)
-        computes this score: the classical terms and the network, not the spectral
-        term or the pheromone bonus."""
-        return self.evaluate == self._base
+    def extra_terms(self) -> bool:
+        """Whether the score has a term beyond the classical ones and the network (the
+        spectral term or the pheromone bonus): the search on the engine's own board
+        then adds :meth:`extras` to its evaluator's score."""
+        return self.evaluate != self._base
 
     def native_evaluator(self) -> Classical:
         """The evaluation on the engine's own board, for the search on that board:
@@ -137,16 +145,37 @@ class StaticEval:
             by_ply[ply] = by_ply[ply - 1]
         self._spectral_here = by_ply[ply]
 
-    def _composed(self, pos: Position) -> int:
-        score = self._base(pos)
+    def enter_board(self, board: Board, ply: int, depth: int) -> None:
+        """:meth:`enter` for the search on the engine's own board: the same value,
+        from a python-chess board built only when the term's cache does not hold the
+        position."""
+        by_ply = self._spectral_by_ply
+        if depth >= self._min_depth:
+            spectral = self.spectral
+            assert spectral is not None
+            key = unsigned_key(board.key)
+            value = spectral.cached(key)
+            by_ply[ply] = value if value is not None else spectral.score(board.to_chess(), key)
+        else:
+            by_ply[ply] = by_ply[ply - 1]
+        self._spectral_here = by_ply[ply]
+
+    def extras(self, white_to_move: bool, key: int) -> int:
+        """The spectral term (at the node entered last) and the pheromone bonus, for
+        the side to move of the position whose key is *key*: what :meth:`evaluate`
+        adds to the classical terms and the network."""
+        score = 0
         if self.spectral is not None:
             advantage = self._spectral_here
-            score += advantage if pos.board.turn else -advantage
+            score += advantage if white_to_move else -advantage
         if self._trail_weight:
-            row = self.trails.row(pos.key)
+            row = self.trails.row(key)
             if row is not None:
                 score += int(self._trail_weight * max(row.values()))
         return score
+
+    def _composed(self, pos: Position) -> int:
+        return self._base(pos) + self.extras(pos.board.turn, pos.key)
 
     # ------------------------------------------------------------------ the eval command
 
