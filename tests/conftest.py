@@ -35,3 +35,21 @@ def engine() -> chess.engine.SimpleEngine:
         stderr.seek(0)
         text = stderr.read()
     assert b"Traceback" not in text, text.decode("utf-8", "replace")[-3000:]
+
+
+@pytest.fixture
+def built_searches(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The searches the engine builds during the test, in order (its one place of
+    building them, turn.new_search, recorded)."""
+    from blitzaco import turn
+
+    built: list[object] = []
+    real = turn.new_search
+
+    def recorded(pos, plan):  # type: ignore[no-untyped-def]
+        search = real(pos, plan)
+        built.append(search)
+        return search
+
+    monkeypatch.setattr(turn, "new_search", recorded)
+    return built

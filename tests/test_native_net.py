@@ -64,11 +64,10 @@ def test_a_position_and_its_colour_mirror_score_the_same_for_the_side_to_move() 
         assert scores[0] == scores[1], board.fen()
 
 
-def test_the_engine_searches_natively_with_the_network_on(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_engine_searches_natively_with_the_network_on(built_searches: list[object]) -> None:
     """[eval.nn] on with a replacing net and [search] native: the search is the
     native one and its evaluator the network's; the root's static score is the
     network's."""
-    from blitzaco import turn
     from blitzaco.engine import Engine
     from blitzaco.native_search import NativeSearch
 
@@ -78,21 +77,12 @@ def test_the_engine_searches_natively_with_the_network_on(monkeypatch: pytest.Mo
     nn = dataclasses.replace(config.eval.nn, enabled=True, file=str(path))
     config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn),
                                  search=dataclasses.replace(config.search, native=True))
-    built: list[object] = []
-    real = turn.new_search
-
-    def recorded(pos, plan):  # type: ignore[no-untyped-def]
-        search = real(pos, plan)
-        built.append(search)
-        return search
-
-    monkeypatch.setattr(turn, "new_search", recorded)
     engine = Engine(config)
     engine.set_option("own_book", False)
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     result = engine.think(board, Limits(depth=4))
     assert result.move in board.legal_moves
-    assert len(built) == 1 and isinstance(built[0], NativeSearch)
+    assert len(built_searches) == 1 and isinstance(built_searches[0], NativeSearch)
     evaluator = engine.static.native_evaluator()
     assert isinstance(evaluator, NetEvaluator)
     own = Board.from_chess(board)

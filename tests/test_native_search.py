@@ -109,22 +109,6 @@ def test_a_cleared_table_forgets_every_entry() -> None:
     assert table_check(16, 40) > 300
 
 
-def _recording(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The searches the engine builds from now on (turn.new_search recorded)."""
-    from blitzaco import turn
-
-    built: list[object] = []
-    real = turn.new_search
-
-    def recorded(pos, plan):  # type: ignore[no-untyped-def]
-        search = real(pos, plan)
-        built.append(search)
-        return search
-
-    monkeypatch.setattr(turn, "new_search", recorded)
-    return built
-
-
 def _with(config: Config, **sections: object) -> Config:
     """*config* with [pheromone] enabled and/or [eval.spectral] enabled."""
     if sections.get("pheromone"):
@@ -135,7 +119,7 @@ def _with(config: Config, **sections: object) -> Config:
     return config
 
 
-def test_the_engine_searches_natively_with_every_term(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_engine_searches_natively_with_every_term(built_searches: list[object]) -> None:
     """With the switch on the engine keeps a native table and searches a different
     tree (its own move order), on its own board with the research terms too: the
     pheromone memory (bonus and ordering) and the spectral term each change the
@@ -143,7 +127,7 @@ def test_the_engine_searches_natively_with_every_term(monkeypatch: pytest.Monkey
     from blitzaco.native_search import NativeSearch
 
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    built = _recording(monkeypatch)
+    built = built_searches
     on = test_search.searching_engine()  # patched: native
     assert isinstance(on.tt, NativeTable)
     plain_config = Config()
