@@ -95,6 +95,8 @@ _EP_RANKS: Final = (chess.BB_RANK_4, chess.BB_RANK_5)
 
 #: Sort key of a quiet move with a pheromone trail: above every history score.
 PRIOR_BASE: Final = 1 << 40
+#: Trail levels (0 to max_level) to sort key units.
+PRIOR_SCALE: Final = 1_000_000
 
 
 def attacked_by(board: chess.Board, color: chess.Color, square: chess.Square) -> bool:
@@ -532,7 +534,7 @@ def ordered_moves(
         for index, code in enumerate(codes):
             level = prior.get(code)
             if level is not None:
-                keys[index] = (PRIOR_BASE + int(level * 1_000_000)) << 16 | 65535 - index
+                keys[index] = (PRIOR_BASE + int(level * PRIOR_SCALE)) << 16 | 65535 - index
     keys.sort(reverse=True)
     for key in keys:
         yield codes[65535 - (key & 65535)], False

@@ -61,6 +61,7 @@ from blitzaco.board import (
 )
 from blitzaco.board import MAX_PLY as BOARD_PLIES
 from blitzaco.classical import Classical
+from blitzaco.movepick import PRIOR_SCALE
 from blitzaco.position import Position
 from blitzaco.search import (
     HISTORY_LIMIT,
@@ -90,8 +91,6 @@ QUIET_OFFSET: Final[i64] = 1 << 30
 #: The sort key of a quiet move the pheromone trails mark: above every history key
 #: (at most QUIET_OFFSET + HISTORY_LIMIT), the stronger trail first.
 PRIOR_KEY: Final[i64] = 1 << 32
-#: Trail levels to sort key units (movepick's ordered_moves scales them alike).
-PRIOR_SCALE: Final = 1_000_000.0
 # Move list entries carry the move in the low 16 bits, its sort key above.
 KEY_SHIFT: Final = 16
 
@@ -224,10 +223,10 @@ class NativeSearch(Search):
         self.tried_list = vec[i64]([0] * (MAX_MOVES * (MAX_PLY + 2)))
         self.lazy = self._lazy_margin
         self.next_poll = self._next_poll
-        # The off-board terms (the research switches; see the module's documentation).
-        self.spectral_on = static.per_node
+        # The off-board terms beside the spectral one (Search's _per_node) and the
+        # trails' ordering (Search's trails): the research switches, see the module's
+        # documentation.
         self.extras_on = static.extra_terms()
-        self.prior_on = self.trails is not None
         # The configuration as native fields: a read of a SearchConfig field from
         # compiled code is a Python attribute lookup.
         self.c_mate_distance = config.mate_distance_pruning
@@ -279,9 +278,7 @@ class NativeSearch(Search):
     tried_list: vec[i64]
     lazy: i64
     next_poll: i64
-    spectral_on: bool
     extras_on: bool
-    prior_on: bool
     c_mate_distance: bool
     c_check_extension: bool
     c_improving: bool
@@ -396,10 +393,8 @@ class NativeSearch(Search):
         out = self.move_list
         history = self.history_scores
         side_base = self.board.side << 12
-        prior: dict[int, float] | None = None
-        if self.prior_on:
-            assert self.trails is not None
-            prior = self.trails.row(unsigned_key(self.board.key))
+        trails = self.trails
+        prior = trails.row(unsigned_key(self.board.key)) if trails is not None else None
         for i in range(start, end):
             move = out[i]
             if move >> 12 != 0:
@@ -492,7 +487,7 @@ class NativeSearch(Search):
                     return score
 
         us = board.side
-        if self.spectral_on:
+        if self._per_node:
             self.static.enter_board(board, ply, depth)
         static: i64 = -INFINITE if in_check else self._evaluate(board)
         improving: i64 = 0
@@ -766,7 +761,7 @@ class NativeSearch(Search):
             self.seldepth = ply
         if ply >= MAX_PLY:
             return self._evaluate(board)
-        if self.spectral_on:
+        if self._per_node:
             self.static.enter_board(board, ply, 0)
         out = self.move_list
         base = ply * MAX_MOVES
