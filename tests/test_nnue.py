@@ -395,11 +395,25 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     assert checks[3].loss == pytest.approx(
         loss([c + residual.evaluate_board(record.board) for c, record in zip(classical, held, strict=True)]))
     assert checks[1].scaled_loss <= checks[1].loss and checks[1].microseconds > 0
+    # Several files: each one's last share, pooled (not the last file's alone).
+    from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
+    other = tmp_path / "other.bin"
+    other.write_bytes(sample.read_bytes()[:len(MAGIC) + 300 * RECORD_BYTES])
+    others = list(read_labels(other))[-30:]
+    pooled = check_evaluations([sample, other], [], held_out=0.1)
+    alone = check_evaluations(other, [], held_out=0.1)
+    assert pooled[0].loss == pytest.approx((60 * checks[0].loss + 30 * alone[0].loss) / 90)
+    held += others
+    classical += [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in others]
+    assert pooled[1].loss == pytest.approx(loss(classical))
     script = Path(__file__).parent.parent / "scripts" / "tune.py"
-    shown = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net", nets[1]],
+    shown = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--data", str(other),
+                            "--held-out", "0.1", "--lam", "1.0", "--net", nets[1]],
                            capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
     assert "classical" in shown.stdout and "residual.bin" in shown.stdout
+    constant = check_evaluations([sample, other], [], held_out=0.1, lam=1.0)[0].loss
+    assert f"{constant:13.6f}" in shown.stdout and constant != pytest.approx(pooled[0].loss)
     (tmp_path / "bad.bin").write_bytes(b"not a network")
     bad = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net",
                           str(tmp_path / "bad.bin")], capture_output=True, text=True, timeout=120)

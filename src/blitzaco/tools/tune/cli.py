@@ -96,7 +96,10 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check-eval", help="held-out loss and cost per evaluation of the classical evaluation and of networks")
-    check.add_argument("--data", required=True, help="label file (tune.py label); its last share is held out")
+    check.add_argument("--data", action="append", required=True,
+                       help="label file (tune.py label); its last share is held out; repeatable (the shares pooled)")
+    check.add_argument("--lam", type=float, default=TARGET_LAM,
+                       help="weight of Stockfish's score against the result in the target (train-net's --lam)")
     check.add_argument("--net", action="append", default=[], help="a network file (repeatable)")
     check.add_argument("--config", help="classical weights (default: the built-in ones)")
     check.add_argument("--held-out", type=float, default=0.02, help="the last share of the file (as train-net)")
@@ -172,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         from blitzaco.tools.tune.nn import check_evaluations
 
         try:
-            checks = check_evaluations(args.data, args.net, config=base, held_out=args.held_out, limit=args.limit)
+            checks = check_evaluations(args.data, args.net, config=base, held_out=args.held_out, lam=args.lam,
+                                       limit=args.limit)
         except (OSError, ValueError) as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2

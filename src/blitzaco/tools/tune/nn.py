@@ -469,27 +469,30 @@ class EvalCheck:
     microseconds: float  # per evaluation, as the search calls it (in process)
 
 
-def check_evaluations(path: str | Path, nets: list[str], *, config: Any = None, held_out: float = 0.02,
-                      lam: float = TARGET_LAM, scale: float = TARGET_SCALE,
+def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str], *, config: Any = None,
+                      held_out: float = 0.02, lam: float = TARGET_LAM, scale: float = TARGET_SCALE,
                       limit: int | None = None) -> list[EvalCheck]:
     """The held-out loss and the cost per evaluation of the engine's own static
     evaluation (no torch: what the search calls, through
-    :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of the
-    label file at *path* (the share ``train`` holds out): the constant 0, the
-    classical evaluation of *config* (default: the shipped weights), and the
-    classical evaluation with each network of *nets* switched on (a residual net
-    added to it, another net instead of it)."""
+    :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of each
+    label file of *paths*, pooled (the shares ``train`` holds out, so a net is checked
+    on the positions its training held out): the constant 0, the classical
+    evaluation of *config* (default: the shipped weights), and the classical
+    evaluation with each network of *nets* switched on (a residual net added to it,
+    another net instead of it)."""
     import dataclasses
 
     from blitzaco.config import Config
     from blitzaco.pheromone import Trails
     from blitzaco.static_eval import StaticEval
-    from blitzaco.tools.tune.labels import count_labels, read_labels
+    from blitzaco.tools.tune.labels import Record, count_labels, read_labels
 
     config = config if config is not None else Config()
-    count = count_labels(path) if limit is None else min(limit, count_labels(path))
-    start = count - held_out_count(count, held_out)
-    held = list(itertools.islice(read_labels(path, start), count - start))
+    held: list[Record] = []
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        count = count_labels(path) if limit is None else min(limit, count_labels(path))
+        start = count - held_out_count(count, held_out)
+        held.extend(itertools.islice(read_labels(path, start), count - start))
     cp = np.array([record.score for record in held], dtype=np.float64)
     result = np.array([record.result if record.board.turn else 1 - record.result for record in held])
     expected = target(cp, result, lam, scale)
