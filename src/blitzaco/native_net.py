@@ -6,8 +6,9 @@ The same network and the same integer arithmetic as :class:`blitzaco.nnue.Networ
 (the file format, the inputs, the scales are :mod:`blitzaco.nnue`'s), so the same
 score to the centipawn: 768 inputs per perspective, a first layer of ``hidden``
 neurons shared by both perspectives, clipped ReLU, one output. Here the accumulator
-is a ``vec[i16]`` of ``2 * hidden`` values per ply (White's perspective, then
-Black's), not a packed big integer. Making a move notes the first-layer rows of the
+is a ``vec[i64]`` per ply holding its ``2 * hidden`` values three to a word (White's
+perspective, then Black's; see :data:`_LANE_BITS`), so that a pass over a row adds a
+third as many words as there are neurons. Making a move notes the first-layer rows of the
 pieces that left or reached a square; only when a score is asked for (and the
 output is not cached) are the line's missing plies computed, each the parent's
 values plus and minus those rows, both perspectives, and then the output (a dot
@@ -29,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from librt.vecs import vec
-from mypy_extensions import i16, i64
+from mypy_extensions import i64
 
 from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
 from blitzaco.classical import Classical
@@ -45,6 +46,23 @@ __all__ = ["NetEvaluator", "feature_index"]
 _PLIES: Final = MAX_PLY + 1
 #: Slots of the output cache (a power of two).
 _CACHE: Final = 1 << 16
+#: The accumulator's neurons are kept three to a 64-bit word, a neuron ``v`` in lane
+#: ``k`` adding ``v << (21 * k)`` (exact integer sums: no masks, no carries to undo):
+#: a pass over a row adds a third as many words as it has neurons. A neuron's value
+#: stays within 16 bits (:data:`blitzaco.nnue.WEIGHT_LIMIT`), and while a move's rows
+#: are added and taken away within 19, so a lane never reaches its neighbour and a
+#: word's magnitude stays below 2^62.
+_LANE_BITS: Final = 21
+_LANES: Final = 3
+_LANE_MASK: Final = (1 << _LANE_BITS) - 1
+_LANE_SIGN: Final = 1 << (_LANE_BITS - 1)
+
+
+def _packed(values: list[int], words: int) -> list[int]:
+    """*values* three to a word (see :data:`_LANE_BITS`), zeros after the last."""
+    padded = values + [0] * (words * _LANES - len(values))
+    return [sum(padded[_LANES * word + lane] << (_LANE_BITS * lane) for lane in range(_LANES))
+            for word in range(words)]
 
 
 def feature_index(perspective: i64, piece: i64, square: i64) -> i64:
@@ -61,16 +79,17 @@ class NetEvaluator(Classical):
     One search at a time."""
 
     hidden: i64
+    words: i64
     qa: i64
     divisor: i64
     b2: i64
     weight: float
     classical_weight: float
-    w1: vec[i16]
+    w1: vec[i64]
     zero_row: i64
-    b1: vec[i16]
+    b1: vec[i64]
     w2: vec[i64]
-    acc: vec[i16]
+    acc: vec[i64]
     rows: vec[i64]
     computed: vec[i64]
     ply: i64
@@ -84,23 +103,32 @@ class NetEvaluator(Classical):
         if len(weights.w1) != INPUTS * weights.hidden:
             raise ValueError("the network's first layer does not match its hidden size")
         self.hidden = weights.hidden
+        words = (weights.hidden + _LANES - 1) // _LANES
+        self.words = words
         self.qa = weights.qa
         self.divisor = weights.qa * weights.qb
         self.b2 = weights.b2
         self.weight = weight
         self.classical_weight = classical_share(bool(weights.flags & FLAG_RESIDUAL), classical)
-        # The first-layer rows, feature-major, and a row of zeros after them (the row
-        # of a change a move does not have).
-        self.w1 = vec[i16](list(weights.w1) + [0] * self.hidden)
-        self.zero_row = INPUTS * self.hidden
-        self.b1 = vec[i16](list(weights.b1))
-        # Output weights in the accumulator's order (White's neurons, then Black's):
-        # with White to move the side to move's weights first, with Black to move the
-        # other side's, so that the output is one pass over 2 * hidden values.
-        w2 = list(weights.w2)
+        # The first-layer rows, feature-major, each packed into `words` words, and a
+        # row of zeros after them (the row of a change a move does not have).
         hidden = self.hidden
-        self.w2 = vec[i64](w2 + w2[hidden:] + w2[:hidden])
-        self.acc = vec[i16]([0] * (_PLIES * 2 * self.hidden))
+        w1 = list(weights.w1)
+        rows: list[int] = []
+        for feature in range(INPUTS):
+            rows.extend(_packed(w1[feature * hidden:(feature + 1) * hidden], words))
+        self.w1 = vec[i64](rows + [0] * words)
+        self.zero_row = INPUTS * words
+        self.b1 = vec[i64](_packed(list(weights.b1), words))
+        # Output weights in the accumulator's lane order (White's neurons, then
+        # Black's, each padded to whole words): with White to move the side to move's
+        # weights first, with Black to move the other side's, so that the output is
+        # one pass over the 2 * words words.
+        lanes = words * _LANES
+        own = list(weights.w2[:hidden]) + [0] * (lanes - hidden)
+        other = list(weights.w2[hidden:]) + [0] * (lanes - hidden)
+        self.w2 = vec[i64](own + other + other + own)
+        self.acc = vec[i64]([0] * (_PLIES * 2 * words))
         # Per ply: the rows :meth:`make` noted (to add twice, to subtract twice, per
         # perspective) and whether the ply's accumulator is computed.
         self.rows = vec[i64]([0] * (_PLIES * 8))
@@ -116,11 +144,11 @@ class NetEvaluator(Classical):
         super().reset(board)
         self.ply = 0
         self.computed[0] = 1
-        hidden = self.hidden
+        words = self.words
         acc = self.acc
         for perspective in range(2):
-            base = perspective * hidden
-            for j in range(hidden):
+            base = perspective * words
+            for j in range(words):
                 acc[base + j] = self.b1[j]
         for square in range(64):
             piece = board.squares[SQ120[square]]
@@ -133,7 +161,7 @@ class NetEvaluator(Classical):
         (a move changes at most two of each); the values are computed only when a
         score is asked for at this ply or below it (:meth:`_refresh`)."""
         super().make(board)
-        hidden = self.hidden
+        words = self.words
         ply = self.ply + 1
         self.ply = ply
         self.computed[ply] = 0
@@ -152,13 +180,13 @@ class NetEvaluator(Classical):
                 frm = dirty[3 * i + 1]
                 to = dirty[3 * i + 2]
                 if frm >= 0:
-                    row = feature_index(perspective, piece, frm) * hidden
+                    row = feature_index(perspective, piece, frm) * words
                     if sub0 == zero:
                         sub0 = row
                     else:
                         sub1 = row
                 if to >= 0:
-                    row = feature_index(perspective, piece, to) * hidden
+                    row = feature_index(perspective, piece, to) * words
                     if add0 == zero:
                         add0 = row
                     else:
@@ -181,8 +209,8 @@ class NetEvaluator(Classical):
         first = ply
         while computed[first - 1] == 0:
             first -= 1
-        hidden = self.hidden
-        size = 2 * hidden
+        words = self.words
+        size = 2 * words
         acc = self.acc
         w1 = self.w1
         rows = self.rows
@@ -194,18 +222,16 @@ class NetEvaluator(Classical):
                 add1 = rows[at + 1]
                 sub0 = rows[at + 2]
                 sub1 = rows[at + 3]
-                src = (at_ply - 1) * size + perspective * hidden
+                src = (at_ply - 1) * size + perspective * words
                 dst = src + size
                 # The general pass below with zero rows gives the same values; the
-                # quiet move's own pass reads two rows fewer: 0.35 against 0.44 us to
-                # follow a move, compiled (scripts/core_speed.py).
+                # quiet move's own pass reads two rows fewer.
                 if add1 == zero and sub1 == zero:  # a quiet move, a promotion, a null move
-                    for j in range(hidden):
-                        acc[dst + j] = i16(i64(acc[src + j]) + i64(w1[add0 + j]) - i64(w1[sub0 + j]))
+                    for j in range(words):
+                        acc[dst + j] = acc[src + j] + w1[add0 + j] - w1[sub0 + j]
                 else:  # a capture, castling
-                    for j in range(hidden):
-                        acc[dst + j] = i16(i64(acc[src + j]) + i64(w1[add0 + j]) + i64(w1[add1 + j])
-                                           - i64(w1[sub0 + j]) - i64(w1[sub1 + j]))
+                    for j in range(words):
+                        acc[dst + j] = acc[src + j] + w1[add0 + j] + w1[add1 + j] - w1[sub0 + j] - w1[sub1 + j]
             computed[at_ply] = 1
 
     def unmake(self) -> None:
@@ -215,13 +241,13 @@ class NetEvaluator(Classical):
     def _add_piece(self, piece: i64, square: i64) -> None:
         """Add the rows of *piece* on *square*, both perspectives, to the root's
         accumulator."""
-        hidden = self.hidden
+        words = self.words
         acc = self.acc
         w1 = self.w1
         for perspective in range(2):
-            base = perspective * hidden
-            row = feature_index(perspective, piece, square) * hidden
-            for j in range(hidden):
+            base = perspective * words
+            row = feature_index(perspective, piece, square) * words
+            for j in range(words):
                 acc[base + j] += w1[row + j]
 
     def network(self, board: Board) -> i64:
@@ -233,22 +259,27 @@ class NetEvaluator(Classical):
         if self.output_full[index] != 0 and self.output_keys[index] == key:
             return self.output_values[index]
         self._refresh()
-        size = 2 * self.hidden
+        size = 2 * self.words
         acc = self.acc
         w2 = self.w2
         qa = self.qa
         base = self.ply * size
-        weights = board.side * size  # this side to move's order of the output weights
+        weights = board.side * size * _LANES  # this side to move's order of the output weights
         total: i64 = self.b2
-        # The clipped ReLU without a branch: about half the neurons are active, in no
-        # order a branch predictor could learn (max(value, 0) by the sign mask, then
-        # min(value, qa) by the sign of the difference; value is a sign-extended i16).
         for j in range(size):
-            value = i64(acc[base + j])
-            value &= ~(value >> 63)
-            over = value - qa
-            value = qa + (over & (over >> 63))
-            total += w2[weights + j] * value
+            word = acc[base + j]
+            at = weights + _LANES * j
+            for lane in range(_LANES):
+                # The lane's value, sign-extended; the rest of the word shifted down.
+                value = ((word & _LANE_MASK) ^ _LANE_SIGN) - _LANE_SIGN
+                word = (word - value) >> _LANE_BITS
+                # The clipped ReLU without a branch: about half the neurons are
+                # active, in no order a branch predictor could learn (max(value, 0)
+                # by the sign mask, then min(value, qa) by the sign of the difference).
+                value &= ~(value >> 63)
+                over = value - qa
+                value = qa + (over & (over >> 63))
+                total += w2[at + lane] * value
         output = total * 100 // self.divisor
         self.output_keys[index] = key
         self.output_values[index] = output
