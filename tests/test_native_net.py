@@ -29,6 +29,14 @@ def test_the_incremental_accumulator_scores_as_the_reference(residual: bool) -> 
     assert net_check(random_net(16, 3, residual), seed=1, games=16, plies=90) > 800
 
 
+@pytest.mark.parametrize("qa", [1, 4000, 32767])
+def test_the_clipped_relu_holds_for_any_qa_the_format_allows(qa: int) -> None:
+    """The output clips three neurons of a word at once (0 below, qa above): it
+    equals the reference's one-at-a-time clip at either end of the file's range."""
+    weights = dataclasses.replace(random_net(16, 5), qa=qa)
+    assert net_check(weights, seed=3, games=6, plies=60) > 200
+
+
 def test_the_weight_scales_the_networks_score() -> None:
     assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 100
 

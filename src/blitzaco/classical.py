@@ -206,6 +206,16 @@ for _square in range(64):
 #: sides' pawns), each emptied as a whole when it is replaced (see Classical).
 EVAL_CACHE: Final = 1 << 16
 PAWN_CACHE: Final = 1 << 14
+#: A score cache entry is one word, so that a look-up reads one line of memory: the
+#: score plus 2^23 in its low 24 bits, the key's upper 40 bits above them (with the
+#: slot's 16, 56 of the key's bits checked); 0 is an empty slot. A score outside
+#: +-2^23 is not cached.
+_SCORE_BITS: Final = 24
+_SCORE_BIAS: Final = 1 << (_SCORE_BITS - 1)
+_SCORE_MASK: Final = (1 << _SCORE_BITS) - 1
+_KEY_BITS: Final = -(1 << _SCORE_BITS)
+#: What :meth:`Classical._cached` returns for a key not in the cache.
+MISS: Final = -(1 << 40)
 
 
 def distance(a: i64, b: i64) -> i64:
@@ -328,9 +338,7 @@ class Classical:
         # the name of the weight, White's and Black's counts).
         self.features: dict[str, list[int]] = {}
         self.pieces = vec[i64]([0] * 64)
-        self.cache_keys = vec[i64]([0] * EVAL_CACHE)
-        self.cache_scores = vec[i64]([0] * EVAL_CACHE)
-        self.cache_full = vec[i64]([0] * EVAL_CACHE)
+        self.cache = vec[i64]([0] * EVAL_CACHE)
         # Pawn cache: White's and Black's pawns, then mg, eg, both passers, both outposts.
         self.pawn_cache = vec[i64]([0] * (PAWN_CACHE * 8))
 
@@ -395,10 +403,8 @@ class Classical:
     pieces: vec[i64]
     white_pieces: i64
     black_pieces: i64
-    cache_keys: vec[i64]
-    cache_scores: vec[i64]
-    #: 1 where the score cache holds an entry (a key may be 0).
-    cache_full: vec[i64]
+    #: The score cache (see :data:`_SCORE_BITS`).
+    cache: vec[i64]
     pawn_cache: vec[i64]
 
     # ------------------------------------------------------------ incremental sums
@@ -457,6 +463,19 @@ class Classical:
 
     def evaluate(self, board: Board) -> i64:
         """The score of *board* (at the top of the line) for the side to move."""
+        if self.tracing or not self.classical:
+            return self._uncached(board)
+        # The score depends on the position alone: cached by key (a search meets the
+        # same positions again: transpositions, re-searches).
+        score = self._cached(board.key)
+        if score == MISS:
+            score = self._classical(board)
+            self._cache(board.key, score)
+        return score
+
+    @final
+    def _uncached(self, board: Board) -> i64:
+        """:meth:`evaluate`'s score, computed (and traced when :attr:`tracing`)."""
         if self.tracing:
             for i in range(len(TERM_NAMES) * 4):
                 self.terms[i] = 0
@@ -467,18 +486,21 @@ class Classical:
             self.traced_scale = SCALE_NORMAL
         if not self.classical:
             return self.material_and_tables(board)
-        if self.tracing:
-            return self._classical(board)
-        # The score depends on the position alone: cached by key (a search meets the
-        # same positions again: transpositions, re-searches).
-        index = board.key & (EVAL_CACHE - 1)
-        if self.cache_full[index] != 0 and self.cache_keys[index] == board.key:
-            return self.cache_scores[index]
-        score = self._classical(board)
-        self.cache_keys[index] = board.key
-        self.cache_scores[index] = score
-        self.cache_full[index] = 1
-        return score
+        return self._classical(board)
+
+    @final
+    def _cached(self, key: i64) -> i64:
+        """The score cached for *key*, or :data:`MISS`."""
+        entry = self.cache[key & (EVAL_CACHE - 1)]
+        if entry != 0 and (entry ^ key) & _KEY_BITS == 0:
+            return (entry & _SCORE_MASK) - _SCORE_BIAS
+        return MISS
+
+    @final
+    def _cache(self, key: i64, score: i64) -> None:
+        """Keep *score* for *key* (replacing the slot's entry)."""
+        if -_SCORE_BIAS < score < _SCORE_BIAS:
+            self.cache[key & (EVAL_CACHE - 1)] = (key & _KEY_BITS) | (score + _SCORE_BIAS)
 
     @final
     def _blend(self, mg: i64, eg: i64, phase: i64, scale: i64, side: i64, tempo_mg: i64, tempo_eg: i64) -> i64:

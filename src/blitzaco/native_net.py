@@ -10,11 +10,11 @@ is a ``vec[i64]`` per ply holding its ``2 * hidden`` values three to a word (Whi
 perspective, then Black's; see :data:`_LANE_BITS`), so that a pass over a row adds a
 third as many words as there are neurons. Making a move notes the first-layer rows of the
 pieces that left or reached a square; only when a score is asked for (and the
-output is not cached) are the line's missing plies computed, each the parent's
+score is not cached) are the line's missing plies computed, each the parent's
 values plus and minus those rows, both perspectives, and then the output (a dot
 product over ``2 * hidden`` clipped values). On the bench positions at depth 5
 with the blend, a third of the moves made never need their values (a table cut, a
-check, a cached output). The trainer bounds the weights
+check, a cached score). The trainer bounds the weights
 so that no value leaves the 16-bit range (:data:`blitzaco.nnue.WEIGHT_LIMIT`, checked
 when a file is read).
 
@@ -33,7 +33,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
-from blitzaco.classical import Classical
+from blitzaco.classical import MISS, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights, classical_share
 
@@ -44,8 +44,6 @@ __all__ = ["NetEvaluator", "feature_index"]
 
 #: Plies of accumulators kept: the board's own limit.
 _PLIES: Final = MAX_PLY + 1
-#: Slots of the output cache (a power of two).
-_CACHE: Final = 1 << 16
 #: The accumulator's neurons are kept three to a 64-bit word, a neuron ``v`` in lane
 #: ``k`` adding ``v << (21 * k)`` (exact integer sums: no masks, no carries to undo):
 #: a pass over a row adds a third as many words as it has neurons. A neuron's value
@@ -55,7 +53,11 @@ _CACHE: Final = 1 << 16
 _LANE_BITS: Final = 21
 _LANES: Final = 3
 _LANE_MASK: Final = (1 << _LANE_BITS) - 1
-_LANE_SIGN: Final = 1 << (_LANE_BITS - 1)
+#: A 1 at the bottom of each lane; 2^20 in each lane is the output's offset (a
+#: neuron's value plus 2^20 lies in [0, 2^21) since it stays within 16 bits), kept in
+#: a native field (:attr:`NetEvaluator.offsets`): a constant above 2^62 would be a
+#: Python integer to the compiled code.
+_ONES: Final = 1 | 1 << _LANE_BITS | 1 << (2 * _LANE_BITS)
 
 
 def _packed(values: list[int], words: int) -> list[int]:
@@ -80,7 +82,9 @@ class NetEvaluator(Classical):
 
     hidden: i64
     words: i64
-    qa: i64
+    qa_lanes: i64
+    cap: i64
+    offsets: i64
     divisor: i64
     b2: i64
     weight: float
@@ -93,9 +97,6 @@ class NetEvaluator(Classical):
     rows: vec[i64]
     computed: vec[i64]
     ply: i64
-    output_keys: vec[i64]
-    output_values: vec[i64]
-    output_full: vec[i64]
 
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
                  classical: float = 0.0) -> None:
@@ -105,7 +106,9 @@ class NetEvaluator(Classical):
         self.hidden = weights.hidden
         words = (weights.hidden + _LANES - 1) // _LANES
         self.words = words
-        self.qa = weights.qa
+        self.qa_lanes = _ONES * weights.qa
+        self.cap = _ONES * ((1 << (_LANE_BITS - 1)) - 1 - weights.qa)
+        self.offsets = _ONES << (_LANE_BITS - 1)
         self.divisor = weights.qa * weights.qb
         self.b2 = weights.b2
         self.weight = weight
@@ -134,10 +137,6 @@ class NetEvaluator(Classical):
         self.rows = vec[i64]([0] * (_PLIES * 8))
         self.computed = vec[i64]([0] * _PLIES)
         self.ply = 0
-        # The network's output by position key, as Classical caches its score.
-        self.output_keys = vec[i64]([0] * _CACHE)
-        self.output_values = vec[i64]([0] * _CACHE)
-        self.output_full = vec[i64]([0] * _CACHE)
 
     def reset(self, board: Board) -> None:
         """The accumulator of *board* from scratch; the line starts there."""
@@ -201,7 +200,7 @@ class NetEvaluator(Classical):
         """Compute the accumulators of the plies of the line not yet computed, from
         the deepest computed one (the root's always is) down to the current ply: the
         parent's values plus the rows noted by :meth:`make`. A node whose score is
-        never asked for (a table cut, a check, a cached output) costs no pass."""
+        never asked for (a table cut, a check, a cached score) costs no pass."""
         ply = self.ply
         computed = self.computed
         if computed[ply] != 0:
@@ -251,48 +250,54 @@ class NetEvaluator(Classical):
                 acc[base + j] += w1[row + j]
 
     def network(self, board: Board) -> i64:
-        """The network's score in centipawns for the side to move, cached by the
-        position's key (the search meets the same positions again: transpositions,
-        re-searches, the next iteration)."""
-        key = board.key
-        index = key & (_CACHE - 1)
-        if self.output_full[index] != 0 and self.output_keys[index] == key:
-            return self.output_values[index]
+        """The network's score in centipawns for the side to move (not cached:
+        :meth:`evaluate` caches the score it makes of it)."""
         self._refresh()
         size = 2 * self.words
         acc = self.acc
         w2 = self.w2
-        qa = self.qa
         base = self.ply * size
         weights = board.side * size * _LANES  # this side to move's order of the output weights
+        cap = self.cap
+        qa_lanes = self.qa_lanes
+        offsets = self.offsets
         total: i64 = self.b2
         for j in range(size):
-            word = acc[base + j]
+            # The clipped ReLU on the word's three lanes at once, without a branch
+            # (about half the neurons are active, in no order a branch predictor
+            # could learn): each lane offset by 2^20 reads as an unsigned field whose
+            # bit 20 says the neuron is not negative; those lanes keep their value
+            # (the offset taken off), the others become 0; then the lanes above qa,
+            # found alike by the bit 20 of value + 2^20 - 1 - qa, become qa.
+            word = acc[base + j] + offsets
+            keep = ((word >> (_LANE_BITS - 1)) & _ONES) * _LANE_MASK
+            word = (word ^ offsets) & keep
+            over = (((word + cap) >> (_LANE_BITS - 1)) & _ONES) * _LANE_MASK
+            word = (word & ~over) | (qa_lanes & over)
             at = weights + _LANES * j
-            for lane in range(_LANES):
-                # The lane's value, sign-extended; the rest of the word shifted down.
-                value = ((word & _LANE_MASK) ^ _LANE_SIGN) - _LANE_SIGN
-                word = (word - value) >> _LANE_BITS
-                # The clipped ReLU without a branch: about half the neurons are
-                # active, in no order a branch predictor could learn (max(value, 0)
-                # by the sign mask, then min(value, qa) by the sign of the difference).
-                value &= ~(value >> 63)
-                over = value - qa
-                value = qa + (over & (over >> 63))
-                total += w2[at + lane] * value
-        output = total * 100 // self.divisor
-        self.output_keys[index] = key
-        self.output_values[index] = output
-        self.output_full[index] = 1
-        return output
+            total += (w2[at] * (word & _LANE_MASK) + w2[at + 1] * ((word >> _LANE_BITS) & _LANE_MASK)
+                      + w2[at + 2] * (word >> (2 * _LANE_BITS)))
+        return total * 100 // self.divisor
 
     def evaluate(self, board: Board) -> i64:
-        """The score of *board* (at the top of the line) for the side to move."""
+        """The score of *board* (at the top of the line) for the side to move,
+        cached by the position's key as the classical score is (the search meets the
+        same positions again: transpositions, re-searches, the next iteration)."""
+        if self.tracing:
+            return self._scored(board)
+        score = self._cached(board.key)
+        if score == MISS:
+            score = self._scored(board)
+            self._cache(board.key, score)
+        return score
+
+    def _scored(self, board: Board) -> i64:
+        """:meth:`evaluate`'s score, computed: the network's share and the classical."""
         score = self.network(board)
         if self.weight != 1.0:
             score = i64(int(self.weight * float(score)))
         if self.classical_weight == 1.0:
-            score += super().evaluate(board)
+            score += self._uncached(board)
         elif self.classical_weight != 0.0:
-            score += i64(int(self.classical_weight * float(super().evaluate(board))))
+            score += i64(int(self.classical_weight * float(self._uncached(board))))
         return score
