@@ -241,6 +241,8 @@ class Classical:
     psq_mg: vec[i64]
     psq_eg: vec[i64]
     classical: bool
+    #: Whether :meth:`evaluate` caches its scores (see :data:`_SCORE_BITS`).
+    caching: bool
     # The sums along the line searched: index ``top`` is the current position.
     mg: vec[i64]
     eg: vec[i64]
@@ -285,6 +287,8 @@ class Classical:
         self.psq_mg = vec[i64](psq_mg)
         self.psq_eg = vec[i64](psq_eg)
         self.classical = config.classical
+        # Material and tables alone are kept incrementally: not worth a cache slot.
+        self.caching = config.classical
         self.npm = vec[i64]([0, 0, material.knight[0], material.bishop[0], material.rook[0], material.queen[0], 0])
         pawns, pieces, king, scale = config.pawns, config.pieces, config.king, config.scale
         self.doubled_mg, self.doubled_eg = pawns.doubled
@@ -463,19 +467,23 @@ class Classical:
 
     def evaluate(self, board: Board) -> i64:
         """The score of *board* (at the top of the line) for the side to move."""
-        if self.tracing or not self.classical:
-            return self._uncached(board)
+        if self.tracing or not self.caching:
+            return self._computed(board)
         # The score depends on the position alone: cached by key (a search meets the
         # same positions again: transpositions, re-searches).
         score = self._cached(board.key)
         if score == MISS:
-            score = self._classical(board)
+            score = self._computed(board)
             self._cache(board.key, score)
         return score
 
+    def _computed(self, board: Board) -> i64:
+        """:meth:`evaluate`'s score, computed (a subclass's evaluation overrides it)."""
+        return self._uncached(board)
+
     @final
     def _uncached(self, board: Board) -> i64:
-        """:meth:`evaluate`'s score, computed (and traced when :attr:`tracing`)."""
+        """The classical score, computed (and traced when :attr:`tracing`)."""
         if self.tracing:
             for i in range(len(TERM_NAMES) * 4):
                 self.terms[i] = 0

@@ -33,7 +33,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
-from blitzaco.classical import MISS, Classical
+from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
 from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights, classical_share
 
@@ -101,6 +101,7 @@ class NetEvaluator(Classical):
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
                  classical: float = 0.0) -> None:
         super().__init__(config)
+        self.caching = True  # the blended score, by key, as the classical score is
         if len(weights.w1) != INPUTS * weights.hidden:
             raise ValueError("the network's first layer does not match its hidden size")
         self.hidden = weights.hidden
@@ -251,7 +252,7 @@ class NetEvaluator(Classical):
 
     def network(self, board: Board) -> i64:
         """The network's score in centipawns for the side to move (not cached:
-        :meth:`evaluate` caches the score it makes of it)."""
+        :meth:`~blitzaco.classical.Classical.evaluate` caches the blended score)."""
         self._refresh()
         size = 2 * self.words
         acc = self.acc
@@ -279,19 +280,7 @@ class NetEvaluator(Classical):
                       + w2[at + 2] * (word >> (2 * _LANE_BITS)))
         return total * 100 // self.divisor
 
-    def evaluate(self, board: Board) -> i64:
-        """The score of *board* (at the top of the line) for the side to move,
-        cached by the position's key as the classical score is (the search meets the
-        same positions again: transpositions, re-searches, the next iteration)."""
-        if self.tracing:
-            return self._scored(board)
-        score = self._cached(board.key)
-        if score == MISS:
-            score = self._scored(board)
-            self._cache(board.key, score)
-        return score
-
-    def _scored(self, board: Board) -> i64:
+    def _computed(self, board: Board) -> i64:
         """:meth:`evaluate`'s score, computed: the network's share and the classical."""
         score = self.network(board)
         if self.weight != 1.0:
