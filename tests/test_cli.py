@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from uci_driver import ENGINE_COMMAND
 
@@ -39,9 +40,22 @@ def test_bench_depth_changes_the_count() -> None:
     assert shallow < _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"]).stdout)
 
 
-def test_eval_command() -> None:
-    out = _run([*ENGINE_COMMAND, "eval", "4k3/8/8/8/8/8/8/3QK3", "w", "-", "-", "0", "1"]).stdout
+def test_eval_command(tmp_path: Path) -> None:
+    position = ["4k3/8/8/8/8/8/8/3QK3", "w", "-", "-", "0", "1"]
+    # By default the network (net.bin, 0.3) is blended with the classical score (0.7).
+    blend = _run([*ENGINE_COMMAND, "eval", *position]).stdout.splitlines()
+    assert any(line.startswith("Network: network net.bin") for line in blend)
+    network = next(line for line in blend if line.startswith("Network score"))
+    assert "weight 0.3, in the score" in network
+    classical = next(line for line in blend if line.startswith("Classical evaluation"))
+    assert "(white side, in the score times 0.7)" in classical
+    parts = 0.7 * float(classical.split()[2]) + float(network.split()[2])
+    assert abs(float(blend[-1].split()[2]) - parts) <= 0.02 and parts > 5
+    plain = tmp_path / "plain.toml"
+    plain.write_text("[eval.nn]\nenabled = false\n")
+    out = _run([*ENGINE_COMMAND, "--config", str(plain), "eval", *position]).stdout
     lines = out.splitlines()
+    assert "Network: switched off" in lines
     assert lines[0].split() == ["Term", "|", "White", "|", "Black", "|", "Total"]
     for term in ("Material", "PST", "Pawns", "Passed", "Mobility", "King safety", "Threats", "Tempo"):
         assert any(line.strip().startswith(f"{term} |") for line in lines), term
@@ -52,7 +66,7 @@ def test_eval_command() -> None:
     classical = next(line for line in lines if line.startswith("Classical evaluation"))
     assert classical.split()[2] == lines[-1].split()[2] and float(lines[-1].split()[2]) > 5
     assert "(white side, in the score)" in classical
-    black = _run([*ENGINE_COMMAND, "eval", "3qk3/8/8/8/8/8/8/4K3", "w", "-", "-", "0", "1"]).stdout
+    black = _run([*ENGINE_COMMAND, "--config", str(plain), "eval", "3qk3/8/8/8/8/8/8/4K3", *position[1:]]).stdout
     assert black.splitlines()[-1].startswith("Final evaluation -")
 
 

@@ -116,13 +116,14 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     assert any(line.startswith("Spectral terms: not available") for line in lines)
     assert any(line.startswith("Final evaluation") for line in lines)
 
-    # The shipped network, switched on, is read from inside the binary and scores.
-    lines = answer("network.toml", "[eval.nn]\nenabled = true\n", "eval\ngo depth 4\nisready\n")
+    # The shipped residual network, switched on, is read from inside the binary and scores.
+    lines = answer("network.toml", '[eval.nn]\nenabled = true\nfile = ""\nweight = 1.0\nclassical = 0.0\n',
+                   "eval\ngo depth 4\nisready\n")
     assert any("using network nn.bin" in line for line in lines), lines
     assert any(line.startswith("Network score") for line in lines)
     assert any(line.startswith("bestmove") for line in lines)
-    # The replacing net, named by its file name, is read from inside the binary too.
-    lines = answer("net.toml", '[eval.nn]\nenabled = true\nfile = "net.bin"\n', "eval\ngo depth 4\nisready\n")
+    # The replacing net, the default (blended), is read from inside the binary too.
+    lines = answer("net.toml", "", "eval\ngo depth 4\nisready\n")
     assert any("using network net.bin" in line and "a whole evaluation" in line for line in lines), lines
     assert any(line.startswith("bestmove") for line in lines)
 

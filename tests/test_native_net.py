@@ -82,7 +82,7 @@ def test_the_engine_searches_natively_with_the_network_on(built_searches: list[o
     path = bundled_file("net.bin")
     assert path is not None
     config = Config()
-    nn = dataclasses.replace(config.eval.nn, enabled=True, file=str(path))
+    nn = dataclasses.replace(config.eval.nn, enabled=True, file=str(path), weight=1.0, classical=0.0)
     config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn),
                                  search=dataclasses.replace(config.search, native=True))
     engine = Engine(config)

@@ -272,7 +272,8 @@ def test_the_shipped_replacing_net_carries_its_record_and_is_off() -> None:
     assert record["positions"] == net.meta["positions"] > 100_000
     sidecar = ROOT / "assets" / "net.json"
     assert json.loads(sidecar.read_text()) == record
-    assert Config().eval.nn.file == "" and not Config().eval.nn.enabled  # the default file is nn.bin, and off
+    nn = Config().eval.nn  # the default since it won its decision match: this net blended
+    assert nn.enabled and nn.file == "net.bin" and (nn.weight, nn.classical) == (0.3, 0.7)
     damaged = bytearray(path.read_bytes())
     damaged[len(damaged) // 2] ^= 1
     with pytest.raises(NetworkError, match="checksum"):

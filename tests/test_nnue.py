@@ -29,6 +29,7 @@ from blitzaco.nnue import (
 from blitzaco.pheromone import Trails
 from blitzaco.static_eval import StaticEval
 
+CLASSICAL = config_from_dict({"eval": {"nn": {"enabled": False}}})  # the default is the blend
 DATA = Path(__file__).parent / "data"
 FENS = [
     chess.STARTING_FEN,
@@ -197,7 +198,7 @@ def _static(tmp_path: Path, blob: bytes, weight: float = 1.0, share: float = 0.0
 def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: float, share: float) -> None:
     static = _static(tmp_path, random_network(residual=residual), weight, share)
     assert static.net is not None and static.network_message and "using network" in static.network_message
-    classical = StaticEval(Config(), Trails(Config().pheromone))
+    classical = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))
     for fen in FENS + CHESS960:
         board = chess.Board(fen, chess960=fen in CHESS960)
         score = static.evaluate(static.position(board))
@@ -221,7 +222,7 @@ def test_the_residual_sum_is_cached_by_key_and_stays_right_along_games(tmp_path:
     a position left and re-entered), the cached sum is the one computed afresh."""
     static = _static(tmp_path, random_network(residual=True))
     assert static.net is not None
-    classical = StaticEval(Config(), Trails(Config().pheromone))
+    classical = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))
     rng = random.Random(5)
     pos = static.position(chess.Board())
     seen: dict[int, int] = {}
@@ -374,7 +375,10 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     (tmp_path / "residual.bin").write_bytes(random_network(seed=4, residual=True))
     nets = [str(tmp_path / "replace.bin"), str(tmp_path / "residual.bin")]
     checks = check_evaluations(sample, nets, held_out=0.1)
-    assert [check.name for check in checks] == ["constant 0", "classical", "replace.bin", "residual.bin"]
+    names = ["constant 0", "classical", "configured", "replace.bin", "residual.bin"]
+    assert [check.name for check in checks] == names
+    shipped = StaticEval(Config(), Trails(Config().pheromone))  # the blend: the configured evaluation
+    assert shipped.net is not None
     held = list(read_labels(sample))[-60:]
     evaluator = Evaluator(Config().eval)
     replace = load_network(nets[0])
@@ -391,8 +395,9 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     classical = [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in held]
     assert checks[0].loss == pytest.approx(loss([0.0] * 60))
     assert checks[1].loss == pytest.approx(loss(classical))
-    assert checks[2].loss == pytest.approx(loss([replace.evaluate_board(record.board) for record in held]))
-    assert checks[3].loss == pytest.approx(
+    assert checks[2].loss == pytest.approx(loss([shipped.evaluate(shipped.position(record.board)) for record in held]))
+    assert checks[3].loss == pytest.approx(loss([replace.evaluate_board(record.board) for record in held]))
+    assert checks[4].loss == pytest.approx(
         loss([c + residual.evaluate_board(record.board) for c, record in zip(classical, held, strict=True)]))
     assert checks[1].scaled_loss <= checks[1].loss and checks[1].microseconds > 0
     # Several files: each one's last share, pooled (not the last file's alone).
@@ -423,7 +428,7 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
 def test_lazy_evaluation_is_only_for_the_classical_evaluation_alone(tmp_path: Path) -> None:
     """The search's lazy evaluation stands in material and tables for the classical
     score; with any other term in the score it must not."""
-    plain = StaticEval(Config(), Trails(Config().pheromone))
+    plain = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))
     assert plain.classical_only()
     plain.use_trails(True)  # the pheromone bonus
     assert not plain.classical_only()
@@ -462,7 +467,7 @@ def test_train_net_spectral_measures_the_extra_inputs_and_writes_no_network(tmp_
 
 
 def test_the_shipped_network_is_found_read_and_used_when_switched_on() -> None:
-    """``assets/nn.bin`` ships with the engine (off by default): an empty ``file``
+    """``assets/nn.bin`` ships with the engine (not the default net): an empty ``file``
     means it, it reads as a residual net with its training recorded, and switched on
     it scores the search's positions as the classical evaluation plus its output."""
     from blitzaco.bundled import bundled_file
@@ -472,11 +477,11 @@ def test_the_shipped_network_is_found_read_and_used_when_switched_on() -> None:
     shipped = load_network(path)
     assert shipped.residual and shipped.hidden == 16
     assert isinstance(shipped.meta.get("positions"), int) and shipped.meta["positions"] > 500_000
-    assert not Config().eval.nn.enabled and Config().eval.nn.file == ""
-    config = config_from_dict({"eval": {"nn": {"enabled": True}}})
+    config = config_from_dict({"eval": {"nn": {"enabled": True, "file": "", "weight": 1.0, "classical": 0.0}}})
     static = StaticEval(config, Trails(config.pheromone))
     assert static.net is not None and "network nn.bin" in (static.network_message or "")
-    classical = StaticEval(Config(), Trails(Config().pheromone))
+    plain = config_from_dict({"eval": {"nn": {"enabled": False}}})
+    classical = StaticEval(plain, Trails(plain.pheromone))
     for fen in FENS:
         board = chess.Board(fen)
         expected = classical.evaluate(classical.position(board)) + shipped.evaluate_board(board)

@@ -50,12 +50,15 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation:
     switched from their default, they change the tree (a different node count at the
-    same depth) and the mates are still found."""
+    same depth) and the mates are still found. Lazy evaluation stands in for the
+    classical evaluation alone, so it is tried on that."""
     from blitzaco.config import Config, config_from_dict
 
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    switched = searching_engine(config_from_dict({"search": {switch: not getattr(Config().search, switch)}}))
-    assert switched.think(board, Limits(depth=7)).nodes != think(board, depth=7).nodes
+    base: dict = {"eval": {"nn": {"enabled": False}}} if switch == "lazy_eval" else {}
+    switched = searching_engine(config_from_dict({**base, "search": {switch: not getattr(Config().search, switch)}}))
+    default = searching_engine(config_from_dict(base))
+    assert switched.think(board, Limits(depth=7)).nodes != default.think(board, Limits(depth=7)).nodes
     for fen, moves, mate in (
         ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
         ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),

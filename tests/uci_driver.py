@@ -98,8 +98,13 @@ class UciProcess:
             out.append(line)
 
     def handshake(self) -> list[str]:
+        """uci, then isready, as a GUI starts an engine: the lines up to readyok, so
+        that what the engine announces after uciok (the network it loaded, files it
+        could not read) is behind the test, not in the way of the next read."""
         self.send("uci")
-        return self.read_until("uciok")
+        lines = self.read_until("uciok")
+        self.send("isready")
+        return lines + self.read_until("readyok")
 
     def isready(self, timeout: float = 30.0) -> None:
         self.send("isready")

@@ -482,9 +482,9 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "weight_limits": {"first_layer": WEIGHT_LIMIT, "first_bias": BIAS_LIMIT},
         "seed": args.seed,
         "held_out_loss": {"start": summary["held_out_loss_start"], "best": summary["held_out_loss"],
-                          "engine": mean(2, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss")},
+                          "engine": mean(-1, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss")},
         "quantisation": quantisation_error(model, blob, boards),
-        "microseconds_per_evaluation": {"engine": mean(2, "microseconds"), "classical": mean(1, "microseconds"),
+        "microseconds_per_evaluation": {"engine": mean(-1, "microseconds"), "classical": mean(1, "microseconds"),
                                         "note": "pure Python, in process, cold caches, this machine"},
         "history": [{"epoch": epoch, "train": fit_loss, "held_out": held_loss, "seconds": seconds}
                     for epoch, fit_loss, held_loss, seconds in summary["history"]],

@@ -477,8 +477,9 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
     :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of each
     label file of *paths*, pooled (the shares ``train`` holds out, so a net is checked
     on the positions its training held out): the constant 0, the classical
-    evaluation of *config* (default: the shipped weights), and the classical
-    evaluation with each network of *nets* switched on (a residual net added to it,
+    evaluation of *config* (default: the shipped weights) alone, the evaluation
+    *config* names when it switches a network on (the shipped blend: "configured"),
+    and each network of *nets* alone (a residual net added to the classical score,
     another net instead of it)."""
     import dataclasses
 
@@ -510,11 +511,15 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
         return EvalCheck(name, loss(scores), losses[best], factors[best], 1e6 * seconds / len(positions))
 
     checks = [EvalCheck("constant 0", loss(np.zeros(len(held))), loss(np.zeros(len(held))), 1.0, 0.0)]
-    variants: list[tuple[str, Any]] = [("classical", config)]
+    def with_nn(**settings: Any) -> Any:
+        nn_settings = dataclasses.replace(config.eval.nn, **settings)
+        return dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn_settings))
+
+    variants: list[tuple[str, Any]] = [("classical", with_nn(enabled=False))]
+    if config.eval.nn.enabled:
+        variants.append(("configured", config))
     for net in nets:
-        nn_settings = dataclasses.replace(config.eval.nn, enabled=True, file=str(net), weight=1.0)
-        with_net = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn_settings))
-        variants.append((Path(net).name, with_net))
+        variants.append((Path(net).name, with_nn(enabled=True, file=str(net), weight=1.0, classical=0.0)))
     for name, variant in variants:
         static = StaticEval(variant, Trails(variant.pheromone))
         if variant.eval.nn.enabled and static.net is None:
