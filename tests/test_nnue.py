@@ -9,6 +9,7 @@ from pathlib import Path
 
 import chess
 import chess.engine
+import numpy as np
 import pytest
 from uci_driver import ENGINE_COMMAND
 
@@ -313,6 +314,46 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
     # Rounding the weights to 1/255 and 1/1024 and the integer division: stated tolerance 3 cp.
     assert max(errors) <= 3.0, max(errors)
 
+
+
+def test_king_buckets_split_each_perspective_by_its_own_kings_square() -> None:
+    """The king-bucket study's inputs: each perspective's feature moves to the block of
+    its own king's bucket (squares mirrored for Black, as the features are); 1 bucket
+    leaves the inputs as they are; a net with buckets trains but is never written (the
+    engine's file has 768 inputs)."""
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import PAD, board_features, king_bucket, king_bucketed, load_arrays
+
+    data = load_arrays(DATA / "labels_sample.bin", 300)
+    boards = [record.board for record in read_labels(DATA / "labels_sample.bin", 0)][:300]
+    assert king_bucketed(data, 1) is data
+    squares = np.arange(64)
+    assert king_bucket(squares, 2).tolist() == [0, 0, 0, 0, 1, 1, 1, 1] * 8
+    assert king_bucket(squares, 4).tolist() == [0, 0, 0, 0, 1, 1, 1, 1] * 2 + [2, 2, 2, 2, 3, 3, 3, 3] * 6
+    with pytest.raises(ValueError):
+        king_bucket(squares, 3)
+    four = king_bucketed(data, 4)
+    seen = set()
+    for index in range(0, 300, 7):
+        board = boards[index]
+        for features, perspective, side in ((four.stm, 0, board.turn), (four.other, 1, not board.turn)):
+            king = board.king(side)
+            assert king is not None
+            own = king if side == chess.WHITE else chess.square_mirror(king)
+            bucket = (chess.square_file(own) >= 4) + 2 * (chess.square_rank(own) >= 2)
+            seen.add(bucket)
+            expected = [bucket * 768 + f for f in board_features(board)[perspective] if f != PAD]
+            row = features[index].tolist()
+            assert sorted(f for f in row if f != 4 * 768) == sorted(expected)
+            assert row.count(4 * 768) == 32 - len(expected)
+    assert len(seen) >= 2  # the sample crosses buckets
+    torch = pytest.importorskip("torch")
+    from blitzaco.tools.tune.nn import TrainSettings, quantise, train
+
+    model, summary = train(data, TrainSettings(hidden=8, epochs=1, batch=64, king_buckets=2), log=lambda _: None)
+    assert summary["king_buckets"] == 2 and model.ft.weight.shape == torch.Size([2 * 768 + 1, 8])
+    with pytest.raises(ValueError, match="768 inputs"):
+        quantise(model)
 
 
 def test_training_names_its_device_and_returns_the_model_on_the_cpu() -> None:

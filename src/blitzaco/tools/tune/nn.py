@@ -187,6 +187,41 @@ def board_features(board: chess.Board) -> tuple[list[int], list[int]]:
     return own + pad, other + pad
 
 
+#: The own king's feature indices in a perspective's list (own pieces first, the king
+#: the sixth type): 320 + its square, mirrored for Black.
+_OWN_KING = 5 * 64
+
+
+def king_bucket(square: np.ndarray, buckets: int) -> np.ndarray:
+    """The king bucket of each own-king *square* (the perspective's own, a1 = 0):
+    1 bucket: all the same; 2: the queen's half of the board or the king's (files a-d,
+    e-h); 4: those halves, each split into the first two ranks and the rest."""
+    if buckets == 1:
+        return np.zeros_like(square)
+    if buckets == 2:
+        return (square & 7) >> 2
+    if buckets == 4:
+        return ((square & 7) >> 2) + 2 * ((square >> 3) >= 2)
+    raise ValueError(f"king buckets are 1, 2 or 4, not {buckets}")
+
+
+def king_bucketed(data: LabelArrays, buckets: int) -> LabelArrays:
+    """*data* with each perspective's inputs split by its own king's bucket (a study of
+    whether king buckets pay: the feature ``f`` becomes ``bucket * 768 + f``, the pad
+    ``768 * buckets``). The engine reads 768 inputs, so such a net is compared by
+    held-out loss only."""
+    if buckets == 1:
+        return data
+    lists = []
+    for features in (data.stm, data.other):
+        own_king = (features >= _OWN_KING) & (features < _OWN_KING + 64)
+        if not np.all(own_king.sum(axis=1) == 1):
+            raise ValueError("a position without exactly one king per side")
+        bucket = king_bucket(np.where(own_king, features - _OWN_KING, 0).max(axis=1), buckets)
+        lists.append(np.where(features == PAD, INPUTS * buckets, bucket[:, None] * INPUTS + features))
+    return LabelArrays(lists[0], lists[1], data.score, data.result, data.white)
+
+
 @dataclass(frozen=True)
 class TrainSettings:
     hidden: int = 32
@@ -205,6 +240,9 @@ class TrainSettings:
     device: str = "cpu"
     #: Decoupled weight decay (AdamW) per step, times the learning rate; 0: plain Adam.
     weight_decay: float = 0.0
+    #: Inputs split by the own king's bucket (:func:`king_bucket`; a study: the
+    #: engine's format has 768 inputs, so only 1 can be quantised).
+    king_buckets: int = 1
 
 
 def torch_device(name: str) -> str:
@@ -221,14 +259,14 @@ ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
 
 
-def _model(hidden: int, extra: int = 0) -> Any:
+def _model(hidden: int, extra: int = 0, inputs: int = INPUTS) -> Any:
     import torch
     from torch import nn
 
     class Net(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
-            self.ft = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
+            self.ft = nn.EmbeddingBag(inputs + 1, hidden, mode="sum", padding_idx=inputs)
             self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
             self.out = nn.Linear(2 * hidden, 1)
             # Dense extra inputs (the spectral features, see spectral_inputs) into the
@@ -236,7 +274,7 @@ def _model(hidden: int, extra: int = 0) -> Any:
             self.extra = nn.Linear(2 * extra, hidden, bias=False) if extra else None
             with torch.no_grad():
                 self.ft.weight.normal_(0.0, 0.05)
-                self.ft.weight[PAD].zero_()
+                self.ft.weight[inputs].zero_()
                 self.out.weight.normal_(0.0, 0.1)
                 self.out.bias.zero_()
 
@@ -321,6 +359,9 @@ def train(
     import torch
 
     torch.manual_seed(settings.seed)
+    if settings.king_buckets != 1 and (start is not None or dense is not None):
+        raise ValueError("king buckets are a study from random weights, without extra inputs")
+    data = king_bucketed(data, settings.king_buckets)
     n = len(data)
     if held is None:
         held = held_out_count(n, settings.held_out) if n > 1 else 0
@@ -339,7 +380,7 @@ def train(
         both = np.concatenate([dense[:fit, :half], dense[:fit, half:]])  # one scale per feature, both sides
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
-    model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2)
+    model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets)
     if start is not None:
         start_weights(model, start)
     model.to(device)
@@ -404,6 +445,7 @@ def train(
         "scale": settings.scale,
         "residual": settings.residual,
         "extra_inputs": 0 if dense is None else dense.shape[1],
+        "king_buckets": settings.king_buckets,
         "seconds": round(time.perf_counter() - started, 1),
         "device": str(device),
         "history": history,
@@ -413,6 +455,8 @@ def train(
 
 def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | None = None) -> bytes:
     """The network file of a trained *model* (see :mod:`blitzaco.nnue`)."""
+    if model.ft.weight.shape[0] != INPUTS + 1:
+        raise ValueError("the engine's network file has 768 inputs: a king-bucketed net cannot be written")
     w1 = model.ft.weight.detach()[:INPUTS].numpy()
     b1 = model.b1.detach().numpy()
     w2 = model.out.weight.detach().numpy()[0]
