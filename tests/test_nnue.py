@@ -186,10 +186,10 @@ def test_weights_that_could_carry_between_lanes_are_refused() -> None:
         decode_network(encode_network(w1, [0, 0], [1, 1, 1, 1], 0, hidden=hidden))
 
 
-def _static(tmp_path: Path, blob: bytes, weight: float = 1.0, share: float = 0.0) -> StaticEval:
+def _static(tmp_path: Path, blob: bytes, weight: float = 1.0, share: float = 0.0, fifty_move: int = 0) -> StaticEval:
     path = tmp_path / "net.bin"
     path.write_bytes(blob)
-    nn = {"enabled": True, "file": str(path), "weight": weight, "classical": share}
+    nn = {"enabled": True, "file": str(path), "weight": weight, "classical": share, "fifty_move": fifty_move}
     config = config_from_dict({"eval": {"nn": nn}})
     return StaticEval(config, Trails(config.pheromone))
 
@@ -216,6 +216,37 @@ def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: f
         native.reset(own)
         assert native.evaluate(own) == score
         assert any(line.startswith("Network score") for line in lines)
+
+
+def test_the_fifty_move_scale_is_the_same_in_every_path(tmp_path: Path) -> None:
+    """``[eval.nn] fifty_move``: the blend times (N - halfmove clock) / N, rounded
+    toward 0, 0 from N on; the python-chess search's score, ``eval``'s final line and
+    the native evaluator agree, a colour mirror scores the same for the side to move,
+    and the native cache (by key, which does not hold the clock) does not mix clocks."""
+    blob = random_network(seed=7)
+    scaled = _static(tmp_path, blob, 0.3, 0.7, fifty_move=200)
+    plain = _static(tmp_path, blob, 0.3, 0.7)
+    native = scaled.native_evaluator()
+    for fen in FENS[:4]:
+        for clock in (0, 1, 37, 150, 199, 200, 260):
+            board = chess.Board(fen)
+            board.halfmove_clock = clock
+            raw = plain.evaluate(plain.position(board))
+            left = max(0, 200 - clock)
+            expected = abs(raw) * left // 200 * (1 if raw >= 0 else -1)
+            assert scaled.evaluate(scaled.position(board)) == expected
+            assert scaled.evaluate(scaled.position(board.mirror())) == expected
+            final = float(scaled.explain(board)[-1].split()[2])
+            assert round(expected / 100 if board.turn else -expected / 100, 2) == final
+            own = Board.from_chess(board)
+            native.reset(own)
+            assert native.evaluate(own) == expected, (fen, clock)
+            if clock == 0:
+                assert expected == raw
+            if clock >= 200:
+                assert expected == 0
+    assert any(line.startswith("Fifty-move scale") for line in scaled.explain(chess.Board()))
+    assert not any(line.startswith("Fifty-move scale") for line in plain.explain(chess.Board()))
 
 
 def test_the_residual_sum_is_cached_by_key_and_stays_right_along_games(tmp_path: Path) -> None:

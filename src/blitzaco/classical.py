@@ -135,6 +135,18 @@ def _count32(v: i64) -> i64:
     return ((v * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
+def fifty_move_scaled(score: i64, halfmove: i64, plies: i64) -> i64:
+    """*score* times (plies - halfmove) / plies (``[eval.nn] fifty_move``; 0 at and
+    past *plies*), rounded toward 0 so that a position and its colour mirror still
+    score opposite. The python-chess search calls it too."""
+    left = plies - halfmove
+    if left <= 0:
+        return 0
+    if score >= 0:
+        return score * left // plies
+    return -(-score * left // plies)
+
+
 def popcount(x: i64) -> i64:
     """The number of squares of a bitboard."""
     return _count32(x & M32) + _count32((x >> 32) & M32)
@@ -243,6 +255,9 @@ class Classical:
     classical: bool
     #: Whether :meth:`evaluate` caches its scores (see :data:`_SCORE_BITS`).
     caching: bool
+    #: ``[eval.nn] fifty_move`` (the network's evaluator sets it): evaluate's score
+    #: scaled by the halfmove clock; 0: not scaled.
+    fifty_move: i64
     # The sums along the line searched: index ``top`` is the current position.
     mg: vec[i64]
     eg: vec[i64]
@@ -289,6 +304,7 @@ class Classical:
         self.classical = config.classical
         # Material and tables alone are kept incrementally: not worth a cache slot.
         self.caching = config.classical
+        self.fifty_move = 0
         self.npm = vec[i64]([0, 0, material.knight[0], material.bishop[0], material.rook[0], material.queen[0], 0])
         pawns, pieces, king, scale = config.pawns, config.pieces, config.king, config.scale
         self.doubled_mg, self.doubled_eg = pawns.doubled
@@ -465,16 +481,20 @@ class Classical:
         """Material and tables alone, for the side to move (evaluate's function)."""
         return self._blend(self.mg[self.top], self.eg[self.top], self.phase[self.top], SCALE_NORMAL, board.side, 0, 0)
 
+    @final
     def evaluate(self, board: Board) -> i64:
         """The score of *board* (at the top of the line) for the side to move."""
         if self.tracing or not self.caching:
-            return self._computed(board)
-        # The score depends on the position alone: cached by key (a search meets the
-        # same positions again: transpositions, re-searches).
-        score = self._cached(board.key)
-        if score == MISS:
             score = self._computed(board)
-            self._cache(board.key, score)
+        else:
+            # The score depends on the position alone: cached by key (a search meets
+            # the same positions again: transpositions, re-searches).
+            score = self._cached(board.key)
+            if score == MISS:
+                score = self._computed(board)
+                self._cache(board.key, score)
+        if self.fifty_move != 0:  # after the cache: the key does not hold the clock
+            return fifty_move_scaled(score, board.halfmove, self.fifty_move)
         return score
 
     def _computed(self, board: Board) -> i64:

@@ -99,9 +99,10 @@ class NetEvaluator(Classical):
     ply: i64
 
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
-                 classical: float = 0.0) -> None:
+                 classical: float = 0.0, fifty_move: int = 0) -> None:
         super().__init__(config)
         self.caching = True  # the blended score, by key, as the classical score is
+        self.fifty_move = fifty_move
         if len(weights.w1) != INPUTS * weights.hidden:
             raise ValueError("the network's first layer does not match its hidden size")
         self.hidden = weights.hidden

@@ -81,6 +81,8 @@ class StaticEval:
         if self.net is not None:
             nn = config.eval.nn
             self._base = _network_score(self.net, nn.weight, self.classical, nn.classical)
+            if nn.fifty_move:
+                self._base = _fifty_move_scaled(self._base, nn.fifty_move)
         self.use_trails(False)
 
     def use_trails(self, on: bool) -> None:
@@ -115,7 +117,8 @@ class StaticEval:
                 from blitzaco.native_net import NetEvaluator  # the native core, loaded when used
 
                 nn = self.config.eval.nn
-                self._native = NetEvaluator(self.config.eval, self.net.weights, nn.weight, nn.classical)
+                self._native = NetEvaluator(self.config.eval, self.net.weights, nn.weight, nn.classical,
+                                            nn.fifty_move)
             else:
                 from blitzaco.classical import Classical
 
@@ -211,6 +214,13 @@ class StaticEval:
             lines.append(f"Network: {net.describe()}")
             lines.append(f"Network score {value / 100:+.2f} (white side, weight {weight:g}, in the score)")
             final += value
+            plies = self.config.eval.nn.fifty_move
+            if plies:
+                from blitzaco.classical import fifty_move_scaled
+
+                final = fifty_move_scaled(final, board.halfmove_clock, plies)
+                lines.append(f"Fifty-move scale x{max(0, plies - board.halfmove_clock)}/{plies} (halfmove clock "
+                             f"{board.halfmove_clock}): {final / 100:+.2f} (white side)")
         lines.append("")
         spectral_config = self.config.eval.spectral
         try:
@@ -265,6 +275,14 @@ def _network(config: Config) -> tuple[Network | None, str | None]:
     except NetworkError as err:
         return None, f"network switched off: {err}"
     return net, f"using {net.describe()}"
+
+
+def _fifty_move_scaled(evaluate: Callable[[Position], int], plies: int) -> Callable[[Position], int]:
+    """*evaluate* scaled by the halfmove clock (``[eval.nn] fifty_move``), as the
+    native evaluator scales it."""
+    from blitzaco.classical import fifty_move_scaled
+
+    return lambda pos: fifty_move_scaled(evaluate(pos), pos.board.halfmove_clock, plies)
 
 
 def _network_score(net: Network, weight: float, classical: Evaluator, share: float = 0.0) -> Callable[[Position], int]:
