@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only:
             continue
         if lam not in classical:
-            losses = [check_evaluations(path, [], held_out=args.held_out, lam=lam, limit=count)[1].loss * held
+            losses = [check_evaluations(path, [], held_out=args.held_out, lam=lam, limit=count,
+                                        configured=False)[1].loss * held
                       for path, count, held in zip(args.data, counts, held_counts, strict=True)]
             classical[lam] = sum(losses) / total_held
         settings = TrainSettings(hidden=start.hidden if resume else hidden, epochs=epochs, batch=batch, lr=lr, lam=lam,

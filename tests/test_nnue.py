@@ -449,6 +449,8 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     checks = check_evaluations(sample, nets, held_out=0.1)
     names = ["constant 0", "classical", "configured", "replace.bin", "residual.bin"]
     assert [check.name for check in checks] == names
+    unconfigured = check_evaluations(sample, nets, held_out=0.1, configured=False)  # train-net's and the sweep's call
+    assert [check.name for check in unconfigured] == [name for name in names if name != "configured"]
     shipped = StaticEval(Config(), Trails(Config().pheromone))  # the blend: the configured evaluation
     assert shipped.net is not None
     held = list(read_labels(sample))[-60:]

@@ -449,6 +449,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     probe.write_bytes(blob)
     try:
         checks = [check_evaluations(path, [str(probe)], held_out=args.held_out, lam=args.lam, scale=args.scale,
+                                    configured=False,
                                     limit=use["records"][1]) for path, use in zip(args.data, uses, strict=True)]
     finally:
         probe.unlink()

@@ -187,9 +187,9 @@ def board_features(board: chess.Board) -> tuple[list[int], list[int]]:
     return own + pad, other + pad
 
 
-#: The own king's feature indices in a perspective's list (own pieces first, the king
-#: the sixth type): 320 + its square, mirrored for Black.
-_OWN_KING = 5 * 64
+#: The first of the own king's feature indices in a perspective's list (then one per
+#: square, mirrored for Black).
+_OWN_KING = feature(chess.WHITE, chess.WHITE, chess.KING, chess.A1)
 
 
 def king_bucket(square: np.ndarray, buckets: int) -> np.ndarray:
@@ -515,14 +515,15 @@ class EvalCheck:
 
 def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str], *, config: Any = None,
                       held_out: float = 0.02, lam: float = TARGET_LAM, scale: float = TARGET_SCALE,
-                      limit: int | None = None) -> list[EvalCheck]:
+                      limit: int | None = None, configured: bool = True) -> list[EvalCheck]:
     """The held-out loss and the cost per evaluation of the engine's own static
     evaluation (no torch: what the search calls, through
     :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of each
     label file of *paths*, pooled (the shares ``train`` holds out, so a net is checked
     on the positions its training held out): the constant 0, the classical
     evaluation of *config* (default: the shipped weights) alone, the evaluation
-    *config* names when it switches a network on (the shipped blend: "configured"),
+    *config* names when it switches a network on (the shipped blend: "configured";
+    left out when *configured* is false, for callers that read only the others),
     and each network of *nets* alone (a residual net added to the classical score,
     another net instead of it)."""
     import dataclasses
@@ -560,7 +561,7 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
         return dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn_settings))
 
     variants: list[tuple[str, Any]] = [("classical", with_nn(enabled=False))]
-    if config.eval.nn.enabled:
+    if configured and config.eval.nn.enabled:
         variants.append(("configured", config))
     for net in nets:
         variants.append((Path(net).name, with_nn(enabled=True, file=str(net), weight=1.0, classical=0.0)))
