@@ -32,12 +32,9 @@ from setuptools.command.build_py import build_py
 NATIVE = [
     "src/blitzaco/board.py",
     "src/blitzaco/classical.py",
-    "src/blitzaco/evaluate.py",
     "src/blitzaco/movepick.py",
-    "src/blitzaco/native_search.py",
-    "src/blitzaco/native_net.py",
     "src/blitzaco/moves.py",
-    "src/blitzaco/position.py",
+    "src/blitzaco/network.py",
     "src/blitzaco/search.py",
     "src/blitzaco/sharedtt.py",
     "src/blitzaco/tt.py",

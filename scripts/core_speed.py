@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
-"""Speed of the native core beside what it replaces, in CPU time of this process:
+"""Speed of the engine's board and evaluations, in CPU time of this process:
 
     PYTHONPATH=build/HEAD/site python scripts/core_speed.py   # the compiled build (scripts/build_at.py)
     python scripts/core_speed.py                              # the installed or source build
 
-* perft: leaves per second of ``blitzaco.board.perft`` and of the search's
-  python-chess walk (``blitzaco.perft``), start position depth 4 and Kiwipete
-  depth 3 (4 on the board);
-* evaluation: microseconds per evaluation of ``blitzaco.classical`` and of
-  ``blitzaco.evaluate`` over the positions of 20 seeded random games, each pass with
-  a fresh evaluator (every score computed, the pawn-structure cache shared within
-  the pass, as in a search);
-* the network on the engine's board (``blitzaco.native_net`` with ``assets/net.bin``):
+* perft: leaves per second of ``blitzaco.board.perft``, start position depth 5 and
+  Kiwipete depth 4 (the python-chess search's walk it was once compared with is
+  gone; the ledger keeps those figures);
+* evaluation: microseconds per evaluation of ``blitzaco.classical`` over the
+  positions of 20 seeded random games, each pass with a fresh evaluator (every score
+  computed, the pawn-structure cache shared within the pass, as in a search);
+* the network on the engine's board (``blitzaco.network`` with ``assets/net.bin``):
   microseconds to follow a move (make and unmake, the board's own subtracted) and
   per output, over every legal move of those positions (best of 3).
 
@@ -29,11 +28,8 @@ from blitzaco import board as core
 from blitzaco.bundled import bundled_file
 from blitzaco.classical import Classical
 from blitzaco.config import Config
-from blitzaco.evaluate import Evaluator
-from blitzaco.native_net import NetEvaluator
+from blitzaco.network import NetEvaluator
 from blitzaco.nnue import load_weights
-from blitzaco.perft import perft as chess_perft
-from blitzaco.position import Position
 from blitzaco.tools.boardcheck import code_of
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -48,12 +44,9 @@ def _timed(function, *args):  # type: ignore[no-untyped-def]
 def main() -> None:
     compiled = not core.__file__.endswith((".py", ".pyc"))
     print(f"build: {'compiled' if compiled else 'pure'} ({core.__file__})")
-    for fen, depth, chess_depth in ((chess.STARTING_FEN, 5, 4), (KIWIPETE, 4, 3)):
+    for fen, depth in ((chess.STARTING_FEN, 5), (KIWIPETE, 4)):
         leaves, seconds = _timed(core.perft, core.Board.from_chess(chess.Board(fen)), depth)
         print(f"perft board  {fen.split()[0][:16]:16} depth {depth}: {leaves:>9} leaves {seconds:7.3f} s "
-              f"{leaves / seconds:12,.0f} leaves/s")
-        leaves, seconds = _timed(chess_perft, chess.Board(fen), chess_depth)
-        print(f"perft search {fen.split()[0][:16]:16} depth {chess_depth}: {leaves:>9} leaves {seconds:7.3f} s "
               f"{leaves / seconds:12,.0f} leaves/s")
     rng = random.Random(1)
     boards = []
@@ -75,15 +68,7 @@ def main() -> None:
             evaluator.reset(native)
             evaluator.evaluate(native)
     native_us = (time.process_time() - start) / (passes * len(natives)) * 1e6
-    positions = [Position(board, Evaluator(config).psq) for board in boards]
-    start = time.process_time()
-    for _ in range(passes):
-        evaluator_old = Evaluator(config)
-        for position in positions:
-            evaluator_old.evaluate(position)
-    old_us = (time.process_time() - start) / (passes * len(positions)) * 1e6
-    print(f"evaluation over {len(boards)} positions: classical.py {native_us:.2f} us (reset included), "
-          f"evaluate.py {old_us:.2f} us")
+    print(f"evaluation over {len(boards)} positions: classical.py {native_us:.2f} us (reset included)")
     _network(boards[::8])
 
 

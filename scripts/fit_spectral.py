@@ -25,9 +25,10 @@ import chess.engine
 import chess.pgn
 import numpy as np
 
+from blitzaco.classical import Classical
 from blitzaco.config import Config
-from blitzaco.evaluate import Evaluator
 from blitzaco.spectral import FEATURES, position_features
+from blitzaco.trace import classical_trace
 
 
 def sample_positions(paths: list[str], every: int, skip: int, limit: int) -> list[chess.Board]:
@@ -59,13 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     boards = sample_positions(args.pgn, args.every, args.skip, args.positions)
-    evaluator = Evaluator(Config().eval)
+    classical = Classical(Config().eval)
     rows, targets = [], []
     with chess.engine.SimpleEngine.popen_uci(args.engine.split()) as reference:
         for number, board in enumerate(boards, start=1):
             info = reference.analyse(board, chess.engine.Limit(depth=args.depth))
             score = info["score"].white().score(mate_score=100000)
-            ours = evaluator.trace(board).score
+            ours = classical_trace(board, classical).score
             residual = score - ours
             if abs(score) > 1000 or abs(residual) > args.clip:
                 continue

@@ -40,16 +40,16 @@ def engine() -> chess.engine.SimpleEngine:
 @pytest.fixture
 def built_searches(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The searches the engine builds during the test, in order (its one place of
-    building them, turn.new_search, recorded)."""
+    building them, turn.Search, recorded)."""
     from blitzaco import turn
 
     built: list[object] = []
-    real = turn.new_search
+    real = turn.Search
 
-    def recorded(pos, plan):  # type: ignore[no-untyped-def]
-        search = real(pos, plan)
+    def recorded(board: chess.Board, plan: object) -> object:
+        search = real(board, plan)  # type: ignore[arg-type]
         built.append(search)
         return search
 
-    monkeypatch.setattr(turn, "new_search", recorded)
+    monkeypatch.setattr(turn, "Search", recorded)
     return built

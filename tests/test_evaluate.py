@@ -1,21 +1,28 @@
-"""The tapered evaluator: colour symmetry, the trace against the score, and what
-each classical term recognises in positions built for it."""
+"""The classical evaluation as the ``eval`` command and the tuner see it
+(:mod:`blitzaco.trace`): its properties over the test suites (colour mirror, the trace
+adding up to the score the search gets), the features times the weights rebuilding
+every term, what each classical term recognises in positions built for it, the
+printed table, and ``eval``'s own lines against the score."""
 
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Iterator
 
 import chess
 import pytest
 from uci_driver import DATA
 
+from blitzaco.board import Board
+from blitzaco.classical import FULL_PHASE, SCALE_NORMAL, Classical
 from blitzaco.config import Config, EvalConfig, config_from_dict
-from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL, Evaluator, format_trace
-from blitzaco.position import Position
+from blitzaco.pheromone import Trails
+from blitzaco.static_eval import StaticEval
 from blitzaco.tools.bench import BENCH_FENS
+from blitzaco.tools.boardcheck import check_evaluation
+from blitzaco.trace import Trace, classical_trace, format_trace
 
-EVALUATOR = Evaluator(Config().eval)
 SUITES = ("wac.epd", "bratko-kopec.epd", "openings.epd", "perft.epd", "endgames.epd")
 
 
@@ -29,9 +36,12 @@ def suite_boards() -> Iterator[chess.Board]:
         yield chess.Board(fen)
 
 
-def white_score(evaluator: Evaluator, board: chess.Board) -> int:
-    """The score the search gets for *board* (through a fresh Position), White's view."""
-    score = evaluator.evaluate(Position(board, evaluator.psq))
+def white_score(classical: Classical, board: chess.Board) -> int:
+    """The score the search gets for *board* from *classical* (reset on the engine's
+    board set up from it), White's view."""
+    own = Board.from_chess(board)
+    classical.reset(own)
+    score = int(classical.evaluate(own))
     return score if board.turn == chess.WHITE else -score
 
 
@@ -39,10 +49,13 @@ def test_suites_hold_hundreds_of_positions() -> None:
     assert len(list(suite_boards())) > 550
 
 
-def test_colour_flipped_position_gets_the_opposite_score() -> None:
-    # mirror() flips the board vertically, swaps the colours and the side to move.
-    for board in suite_boards():
-        assert white_score(EVALUATOR, board) == -white_score(EVALUATOR, board.mirror()), board.fen()
+def test_every_suite_position_holds_the_properties() -> None:
+    """The colour-flipped position (mirror() flips the board vertically, swaps the
+    colours and the side to move) gets the opposite score, term by term, and the
+    trace adds up to the score (:func:`blitzaco.tools.boardcheck.check_evaluation`)."""
+    classical = Classical(Config().eval)
+    scores = {check_evaluation(classical, board) for board in suite_boards()}
+    assert len(scores) > 200
 
 
 def test_symmetry_also_with_odd_weights() -> None:
@@ -56,18 +69,21 @@ def test_symmetry_also_with_odd_weights() -> None:
             "pawns": {"isolated": [-11, -17], "doubled": [-9, -23]},
         }
     })
-    evaluator = Evaluator(odd.eval)
+    classical = Classical(odd.eval)
     for board in suite_boards():
-        assert white_score(evaluator, board) == -white_score(evaluator, board.mirror()), board.fen()
+        check_evaluation(classical, board)
 
 
-def test_trace_terms_add_up_to_the_score_and_the_incremental_evaluation() -> None:
+def test_trace_terms_add_up_to_the_score_the_search_gets() -> None:
+    """The eval command's trace: its rows add up to the sums blended (tempo aside),
+    and its score is the search's evaluator's."""
+    classical = Classical(Config().eval)
     for board in suite_boards():
-        trace = EVALUATOR.trace(board)
+        trace = classical_trace(board)
         rows = list(trace.rows())
         assert sum(row[5] for row in rows) == trace.mg + (trace.terms["Tempo"][0] - trace.terms["Tempo"][2])
         assert sum(row[6] for row in rows) == trace.eg + (trace.terms["Tempo"][1] - trace.terms["Tempo"][3])
-        assert trace.score == white_score(EVALUATOR, board)
+        assert trace.score == white_score(classical, board), board.fen()
 
 
 def _weight(config: EvalConfig, feature: str) -> tuple[int, int]:
@@ -84,27 +100,7 @@ def _weight(config: EvalConfig, feature: str) -> tuple[int, int]:
     return value  # type: ignore[return-value]
 
 
-def test_linear_features_times_weights_rebuild_every_term() -> None:
-    """The tuner fits weights to feature counts: counts times weights must give the
-    score back (the king-attack penalty, a formula, is computed from its counts)."""
-    config = Config().eval
-    for board in list(suite_boards())[::7]:
-        trace = EVALUATOR.trace(board)
-        mg = eg = 0
-        for feature, (white, black) in trace.features.items():
-            if feature.startswith("king.attack") or feature == "king.attackers":
-                continue
-            m, e = _weight(config, feature)
-            mg += m * (white - black)
-            eg += e * (white - black)
-        attack = [EVALUATOR_KING_PENALTY(trace, color) for color in (True, False)]
-        mg += -attack[0][0] + attack[1][0]
-        eg += -attack[0][1] + attack[1][1]
-        tempo_mg, tempo_eg = (config.tempo if board.turn else (-config.tempo[0], -config.tempo[1]))
-        assert (mg, eg) == (trace.mg + tempo_mg, trace.eg + tempo_eg), board.fen()
-
-
-def EVALUATOR_KING_PENALTY(trace, color: bool) -> tuple[int, int]:  # noqa: N802
+def _king_penalty(trace: Trace, color: bool) -> tuple[int, int]:
     """The king-attack penalty of *color*'s king from the enemy's attack counts."""
     king = Config().eval.king
     enemy = 1 if color else 0
@@ -115,8 +111,30 @@ def EVALUATOR_KING_PENALTY(trace, color: bool) -> tuple[int, int]:  # noqa: N802
     return penalty, penalty * king.endgame_share // 100
 
 
+def test_linear_features_times_weights_rebuild_every_term() -> None:
+    """The tuner fits weights to feature counts: counts times weights must give the
+    score back (the king-attack penalty, a formula, is computed from its counts)."""
+    config = Config().eval
+    for board in list(suite_boards())[::7]:
+        trace = classical_trace(board)
+        mg = eg = 0
+        for feature, (white, black) in trace.features.items():
+            if feature.startswith("king.attack") or feature == "king.attackers":
+                continue
+            m, e = _weight(config, feature)
+            mg += m * (white - black)
+            eg += e * (white - black)
+        attack = [_king_penalty(trace, color) for color in (True, False)]
+        mg += -attack[0][0] + attack[1][0]
+        eg += -attack[0][1] + attack[1][1]
+        tempo_mg, tempo_eg = (config.tempo if board.turn else (-config.tempo[0], -config.tempo[1]))
+        assert (mg, eg) == (trace.mg + tempo_mg, trace.eg + tempo_eg), board.fen()
+
+
 def _features(fen: str) -> dict[str, list[int]]:
-    return EVALUATOR.trace(chess.Board(fen)).features
+    """The feature counts of the shipped classical evaluation of *fen*, those not
+    met (zero for both colours) left out."""
+    return {name: counts for name, counts in classical_trace(chess.Board(fen)).features.items() if any(counts)}
 
 
 def test_pawn_structure_is_recognised() -> None:
@@ -192,56 +210,94 @@ def test_king_safety() -> None:
     assert sheltered["king.shield"][0] == 3
     assert sheltered["king.open_file"][1] == 2  # Black's king on e8: no pawns on d or e
     assert sheltered["king.semi_open_file"][1] == 1  # only White's f2 on the f-file
-    calm = EVALUATOR.trace(chess.Board("6k1/5ppp/8/8/8/5N2/5PPP/3Q1RK1 b - - 0 1"))
+    calm = classical_trace(chess.Board("6k1/5ppp/8/8/8/5N2/5PPP/3Q1RK1 b - - 0 1"))
     assert calm.features["king.attackers"] == [0, 0]
     # Queen h6 and knight g5 both reach squares next to the black king: two attackers
     # (counted for White, the attacking side), and Black's king safety pays for it.
-    storm = EVALUATOR.trace(chess.Board("6k1/5pp1/7Q/6N1/8/8/5PPP/6K1 b - - 0 1"))
+    storm = classical_trace(chess.Board("6k1/5pp1/7Q/6N1/8/8/5PPP/6K1 b - - 0 1"))
     assert storm.features["king.attackers"] == [2, 0]
     assert storm.terms["King safety"][2] < calm.terms["King safety"][2]
 
 
 def test_drawish_endgames_are_scaled() -> None:
-    same = EVALUATOR.trace(chess.Board("4k3/4b3/8/8/3P4/2P1B3/8/4K3 w - - 0 1"))
+    same = classical_trace(chess.Board("4k3/4b3/8/8/3P4/2P1B3/8/4K3 w - - 0 1"))
     assert same.scale == SCALE_NORMAL  # e7 and e3: both dark squares
-    opposite = EVALUATOR.trace(chess.Board("4k3/8/4b3/8/3P4/2P1B3/8/4K3 w - - 0 1"))
+    opposite = classical_trace(chess.Board("4k3/8/4b3/8/3P4/2P1B3/8/4K3 w - - 0 1"))
     assert opposite.scale == Config().eval.scale.opposite_bishops  # e6 light, e3 dark
-    with_rooks = EVALUATOR.trace(chess.Board("r3k3/8/4b3/8/3P4/2P1B3/8/R3K3 w - - 0 1"))
+    with_rooks = classical_trace(chess.Board("r3k3/8/4b3/8/3P4/2P1B3/8/R3K3 w - - 0 1"))
     assert with_rooks.scale == Config().eval.scale.opposite_bishops_with_pieces
     # A lone knight cannot win: the endgame part is scaled to nothing, and with
     # phase 1 of 24 the score is what is left of the midgame part.
-    minor = EVALUATOR.trace(chess.Board("4k3/8/8/8/8/8/8/3NK3 w - - 0 1"))
+    minor = classical_trace(chess.Board("4k3/8/8/8/8/8/8/3NK3 w - - 0 1"))
     assert minor.scale == 0
     assert minor.score == (minor.mg + Config().eval.tempo[0]) * minor.phase // FULL_PHASE
-    rook_vs_bishop = EVALUATOR.trace(chess.Board("4k3/8/8/3b4/8/8/8/3RK3 w - - 0 1"))
+    rook_vs_bishop = classical_trace(chess.Board("4k3/8/8/3b4/8/8/8/3RK3 w - - 0 1"))
     assert rook_vs_bishop.scale == Config().eval.scale.no_pawns
 
 
 def test_material_and_tables_only_when_classical_is_off() -> None:
-    plain = Evaluator(dataclasses.replace(Config().eval, classical=False))
+    """``classical = false``: the score is the incremental material and table sums
+    blended by the phase, no more, and the trace says so."""
+    config = dataclasses.replace(Config().eval, classical=False)
+    plain = Classical(config)
     board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-    pos = Position(board, plain.psq)
-    mg, eg, phase = pos.mg, pos.eg, pos.phase
-    assert plain.evaluate(pos) == (mg * min(phase, 24) + eg * (24 - min(phase, 24))) // 24
-    assert plain.trace(board).score == plain.evaluate(pos)
-    trace = plain.trace(board)
+    own = Board.from_chess(board)
+    plain.reset(own)
+    mg, eg, phase = plain.mg[plain.top], plain.eg[plain.top], plain.phase[plain.top]
+    assert plain.evaluate(own) == (mg * min(phase, 24) + eg * (24 - min(phase, 24))) // 24
+    trace = classical_trace(board, config=config)
+    assert trace.score == white_score(plain, board)
+    assert trace.score != white_score(Classical(Config().eval), board)
     assert trace.terms["Mobility"] == [0, 0, 0, 0] and not any(f.startswith("pieces.") for f in trace.features)
 
 
 def test_eval_table_format() -> None:
-    lines = format_trace(EVALUATOR.trace(chess.Board()))
+    lines = format_trace(classical_trace(chess.Board()))
     assert lines[0].split() == ["Term", "|", "White", "|", "Black", "|", "Total"]
     material = next(line for line in lines if line.strip().startswith("Material"))
     assert material.split("|")[3].split() == ["0.00", "0.00"]
     total = next(line for line in lines if line.strip().startswith("Total"))
     tempo = Config().eval.tempo  # the rows add up: in the start position only the tempo differs
     assert total.split("|")[3].split() == [f"{tempo[0] / 100:.2f}", f"{tempo[1] / 100:.2f}"]
+    assert lines[-1] == f"Phase 24/{FULL_PHASE} (midgame 100%, endgame 0%), endgame scale 64/{SCALE_NORMAL}"
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/8/K6k w - - 0 1", "4k3/8/8/8/8/8/8/4K3 b - - 0 1"])
 def test_bare_kings(fen: str) -> None:
-    board = chess.Board(fen)
-    assert white_score(EVALUATOR, board) == -white_score(EVALUATOR, board.mirror())
+    check_evaluation(Classical(Config().eval), chess.Board(fen))
+
+
+@pytest.mark.parametrize("classical", [True, False])
+def test_the_eval_command_traces_the_search_evaluation(classical: bool) -> None:
+    """``blitzaco eval`` (StaticEval.explain) over random games (half Chess960), the
+    network off: its table is the trace of the evaluation, the trace's score (White's
+    view) is StaticEval's score, which its final line prints; the search's evaluator,
+    used on other positions before, traces as one made afresh. With the classical
+    terms off too (material and tables only)."""
+    config = config_from_dict({"eval": {"nn": {"enabled": False}, "classical": classical}})
+    static = StaticEval(config, Trails(config.pheromone))
+    rng = random.Random(11)
+    scales = set()
+    for game in range(12):
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
+        for _ in range(90):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            score = static.evaluate(board)
+            kept, fresh = static.classical_trace(board), classical_trace(board, config=config.eval)
+            got = (kept.terms, kept.features, kept.phase, kept.scale, kept.mg, kept.eg, kept.score)
+            assert got == (fresh.terms, fresh.features, fresh.phase, fresh.scale, fresh.mg, fresh.eg,
+                           fresh.score), board.fen()
+            assert kept.score == (score if board.turn else -score), board.fen()
+            scales.add(kept.scale)
+        lines = static.explain(board)
+        table = format_trace(kept)
+        assert lines[: len(table)] == table
+        assert lines[-1] == f"Final evaluation {kept.score / 100:+.2f} (white side)"
+    if classical:
+        assert len(scales) > 1, "an endgame scale other than the normal one was met"
 
 
 def test_wdl_model_adds_up_and_grows_with_the_score() -> None:

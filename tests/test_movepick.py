@@ -1,83 +1,384 @@
-"""The search's own move generation against python-chess's: the evasions out of
-check (the same legal moves in the same order, which keeps the searched tree the
-one it was when python-chess generated them)."""
+"""Move ordering and static exchange evaluation on the engine's board
+(:mod:`blitzaco.movepick`), held against python-chess.
+
+:class:`MovePicker` is checked over random positions (standard and Chess960, in
+check and out of it) with a random table move, killers and counter-move given
+through :class:`OrderingMemory` and a random history: it yields every pseudo-legal
+move exactly once (the legal ones among them are python-chess's legal moves), says
+rightly which are tactical, and keeps its stages: the table move, the captures and
+queen promotions by MVV-LVA (losing ones set aside with ``see_ordering``), the
+killers and the counter-move, the quiet moves by history, then the late moves (the
+losing captures, then the under-promotions).
+
+:func:`see_ge` is checked against a brute-force exchange on the target square
+written with python-chess (least valuable attacker first, x-rays seen because the
+pieces that took are lifted off the board, each side free to stop), on known
+positions and on every capture and promotion of hundreds of random positions;
+:func:`blitzaco.tools.exchange.see_ge` (python-chess moves) gives the same answers.
+"""
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import chess
 import pytest
+from librt.vecs import vec
+from mypy_extensions import i64
 
-from blitzaco.movepick import evasion_codes, evasions
+from blitzaco.board import MAX_MOVES, Board
+from blitzaco.movepick import SEE_VALUE, MovePicker, OrderingMemory, see_ge, see_scratch
 from blitzaco.moves import decode_move, encode_move
+from blitzaco.pheromone import Trails
+from blitzaco.tools import exchange
 
-# Checks of every kind, and two positions out of check (no evasions there): (FEN, in check).
-SPECIAL = [
-    ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", True),  # d2-d4+: exd3 en passant takes the checker
-    ("8/8/8/1k6/2Pp4/8/8/4K3 b - c3 0 1", True),  # c2-c4+: dxc3 en passant takes it too
-    ("4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1", True),  # double check: king moves only
-    ("1r2k3/P7/8/8/8/8/8/1K6 w - - 0 1", True),  # axb8 takes the checker, every promotion
-    ("r6K/1P6/8/8/8/8/8/4k3 w - - 0 1", True),  # b8 blocks, every promotion
-    ("4k3/8/8/8/1b6/8/3N4/4K2r w - - 0 1", True),  # Nf1 would block, but the knight is pinned
-    ("4k3/8/8/8/8/8/4q3/R3K2R w KQ - 0 1", True),  # no castling out of check
-    ("1r2k3/8/8/1Pp5/1K6/8/8/8 w - c6 0 1", True),  # c7-c5+: bxc6 e.p. would take it, but b5 is pinned
-    ("bqnb1rkr/pp3ppp/3pp3/2p5/5P2/P2P3n/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", True),  # Chess960, rights kept, Nh3+
-    ("4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 1", False),  # exd6 e.p. would expose the king
-    ("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", False),  # Chess960
-]
+#: The exchange values by piece type, as python-chess numbers them (0: none).
+VALUES = (0, 100, 320, 330, 500, 950, 20000)
 
 
-def _legal_evasions(board: chess.Board) -> list[int]:
-    return [code for code in evasion_codes(board) if board.is_legal(decode_move(code))]  # type: ignore[arg-type]
+def test_the_exchange_values_are_the_documented_ones() -> None:
+    """The oracle below values the pieces as the engine does."""
+    assert [SEE_VALUE[kind] for kind in range(7)] == list(VALUES)
 
 
-def _check_position(board: chess.Board) -> None:
-    expected = [encode_move(move) for move in board.generate_legal_moves()]
-    assert _legal_evasions(board) == expected, board.fen()
-    ordered = [code for code, _ in evasions(board, 0) if board.is_legal(decode_move(code))]  # type: ignore[arg-type]
-    assert sorted(ordered) == sorted(expected)
+# ------------------------------------------------------------------ the oracle
 
 
-@pytest.mark.parametrize(("fen", "in_check"), SPECIAL)
-def test_special_checks(fen: str, in_check: bool) -> None:
-    board = chess.Board(fen, chess960="HFhf" in fen)
-    assert board.is_check() == in_check
-    if in_check:
-        _check_position(board)
-    else:
-        assert evasion_codes(board) == []
+def _replies(board: chess.Board, side: chess.Color, target: chess.Square, standing: int) -> set[int]:
+    """What *side* can gain on *target*, where a piece worth *standing* now stands
+    (after the pieces that took before were lifted off *board*): nothing if it stops,
+    else that piece less the other side's best answer; with its least valuable
+    attacker, every one of them when several are worth the same (the set of the
+    results: more than one means the order among equals decides)."""
+    attackers = list(board.attackers(side, target))
+    if not attackers:
+        return {0}
+    cheapest = min(VALUES[board.piece_type_at(square) or 0] for square in attackers)
+    results = set()
+    for square in attackers:
+        value = VALUES[board.piece_type_at(square) or 0]
+        if value != cheapest:
+            continue
+        after = board.copy(stack=False)
+        after.remove_piece_at(square)
+        results |= {max(0, standing - answer) for answer in _replies(after, not side, target, value)}
+    return results
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_evasions_match_python_chess_over_random_games(seed: int) -> None:
-    """Every position in check met in random games: the same legal moves, in the
-    same order; outside check, no evasions."""
+def exchange_values(board: chess.Board, move: chess.Move) -> set[int]:
+    """The static exchange value(s) of *move* by brute force: castling and
+    promotions 0, en passant a pawn, a quiet move 0, a capture the victim less the
+    opponent's best answer on the square."""
+    if move.promotion or board.is_castling(move):
+        return {0}
+    if board.is_en_passant(move):
+        return {VALUES[chess.PAWN]}
+    victim = board.piece_type_at(move.to_square)
+    if victim is None:
+        return {0}
+    after = board.copy(stack=False)
+    mover = after.remove_piece_at(move.from_square)
+    assert mover is not None
+    return {VALUES[victim] - answer for answer in _replies(after, not board.turn, move.to_square,
+                                                            VALUES[mover.piece_type])}
+
+
+def random_positions(seed: int, count: int, chess960_share: float = 0.3) -> list[chess.Board]:
+    """*count* positions of random games (some Chess960), captures, promotions and
+    checks favoured so that exchanges and evasions come up often."""
     rng = random.Random(seed)
-    checked = 0
-    for _ in range(60):
-        board = chess.Board()
-        for _ in range(200):
+    boards: list[chess.Board] = []
+    while len(boards) < count:
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if rng.random() < chess960_share else chess.Board()
+        for _ in range(rng.randrange(10, 90)):
             moves = list(board.legal_moves)
             if not moves:
                 break
-            if board.is_check():
-                _check_position(board)
-                checked += 1
-            elif rng.random() < 0.1:
-                assert evasion_codes(board) == []
-            # Prefer checks and captures so that odd checks come up often.
-            forcing = [m for m in moves if board.gives_check(m) or board.is_capture(m)]
-            board.push(rng.choice(forcing if forcing and rng.random() < 0.5 else moves))
-    assert checked > 500
+            forcing = [move for move in moves if board.is_capture(move) or move.promotion or board.gives_check(move)]
+            board.push(rng.choice(forcing) if forcing and rng.random() < 0.35 else rng.choice(moves))
+            boards.append(board.copy(stack=False))
+    return boards[:count]
 
 
-def test_the_table_move_comes_first_then_captures() -> None:
-    board = chess.Board("4k3/8/8/8/8/5n2/8/3QK1N1 w - - 0 1")  # Nf3+: take with a knight or the queen, or step
-    assert board.is_check()
-    codes = [code for code, _ in evasions(board, 0)]
-    by_knight, by_queen = (encode_move(chess.Move.from_uci(uci)) for uci in ("g1f3", "d1f3"))
-    assert codes[:2] == [by_knight, by_queen]  # the cheaper attacker first
-    step = encode_move(chess.Move.from_uci("e1f2"))
-    assert [code for code, _ in evasions(board, step)][:3] == [step, by_knight, by_queen]
-    assert dict(evasions(board, 0))[by_queen] is True and dict(evasions(board, 0))[step] is False
+# ------------------------------------------------------------------ exchanges
+
+#: (FEN, move, exchange value): the chessprogramming wiki's two examples, an x-ray
+#: behind the first taker, a king that may not take back a defended piece, a king
+#: that may, and the value of a lone capture.
+KNOWN = [
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", 100 - 320),
+    ("4k3/3r4/8/3p4/8/8/3R4/3QK3 w - - 0 1", "d2d5", 100),  # the queen behind the rook takes back
+    ("4k3/3r4/8/3p4/8/8/3R4/4K3 w - - 0 1", "d2d5", 100 - 500),  # without it, the rook is lost
+    ("8/8/8/4k3/3p4/8/3R4/3RK3 w - - 0 1", "d2d4", 100),  # Kxd4 would walk into the other rook
+    ("8/8/8/4k3/3p4/8/3R4/4K3 w - - 0 1", "d2d4", 100 - 500),  # nothing defends: the king takes
+    ("3k4/8/8/3q4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 950),
+    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 100),  # en passant: a pawn
+    ("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7b8q", 0),  # promotions count as 0
+]
+
+
+@pytest.mark.parametrize(("fen", "uci", "value"), KNOWN)
+def test_see_on_known_positions(fen: str, uci: str, value: int) -> None:
+    """The exchange value of each known capture, as the oracle computes it and as
+    see_ge answers it at the value and just above it."""
+    board = chess.Board(fen)
+    move = chess.Move.from_uci(uci)
+    assert move in board.pseudo_legal_moves
+    assert exchange_values(board, move) == {value}
+    own = Board.from_chess(board)
+    scratch = see_scratch()
+    assert see_ge(own, encode_move(move), value, scratch)
+    assert not see_ge(own, encode_move(move), value + 1, scratch)
+    assert exchange.see_ge(board, move, value) and not exchange.see_ge(board, move, value + 1)
+
+
+def test_see_agrees_with_the_brute_force_exchange() -> None:
+    """Every capture, promotion and en passant of 400 random positions, at several
+    thresholds: see_ge on the engine's board answers as the brute-force exchange,
+    and leaves its scratch array zeroed; tools.exchange.see_ge (python-chess moves)
+    answers alike."""
+    scratch = see_scratch()
+    compared = ambiguous = 0
+    for index, reference in enumerate(random_positions(3, 400)):
+        own = Board.from_chess(reference)
+        for move in reference.pseudo_legal_moves:
+            if not (reference.is_capture(move) or move.promotion):
+                continue
+            values = exchange_values(reference, move)
+            for threshold in (-400, -1, 0, 1, 100, 250, 500):
+                answers = {value >= threshold for value in values}
+                if len(answers) > 1:  # the order among equal attackers decides: no single answer
+                    ambiguous += 1
+                    continue
+                expected = answers.pop()
+                assert see_ge(own, encode_move(move), threshold, scratch) == expected, (
+                    reference.fen(), move.uci(), threshold, values,
+                )
+                if index % 8 == 0:
+                    assert exchange.see_ge(reference, move, threshold) == expected
+                compared += 1
+        assert list(scratch) == [0] * 120
+    assert compared > 4000 and ambiguous < compared // 100
+
+
+def test_the_oracle_can_tell_a_wrong_exchange() -> None:
+    """The comparison can fail: the oracle's values differ from what a capture
+    without recaptures would give where a recapture matters."""
+    board = chess.Board(KNOWN[1][0])
+    move = chess.Move.from_uci(KNOWN[1][1])
+    assert exchange_values(board, move) != {VALUES[chess.PAWN]}
+    own = Board.from_chess(board)
+    assert not see_ge(own, encode_move(move), 0, see_scratch())
+
+
+# ------------------------------------------------------------------ the picker
+
+
+@dataclass
+class Picked:
+    """What a picker yielded at one node: the moves and their tactical flags."""
+
+    moves: list[int]
+    tactical: list[bool]
+
+
+def _mvv_lva(board: chess.Board, move: chess.Move) -> int:
+    """The capture stage's key from python-chess: the victim (en passant: a pawn;
+    a promotion adds its piece) times 8, less the attacker."""
+    victim = chess.PAWN if board.is_en_passant(move) else board.piece_type_at(move.to_square) or 0
+    attacker = board.piece_type_at(move.from_square) or 0
+    return (victim + (move.promotion or 0)) * 8 - attacker
+
+
+def _is_noisy(board: chess.Board, move: chess.Move) -> bool:
+    """The capture stage's moves: captures and queen promotions (an under-promotion,
+    capture or not, is a late move)."""
+    return move.promotion == chess.QUEEN or (board.is_capture(move) and not move.promotion)
+
+
+def _pick_all(own: Board, memory: OrderingMemory, ply: int, tt_move: int, previous: int,
+              see_ordering: bool, trails: Trails | None = None) -> Picked:
+    out = vec[i64]([0] * (MAX_MOVES * (ply + 1)))
+    picker = MovePicker(own, memory, out, see_scratch(), trails, see_ordering, ply)
+    picker.start(tt_move, previous)
+    picked = Picked([], [])
+    while True:
+        code = picker.next()
+        if code == 0:
+            break
+        picked.moves.append(int(code))
+        picked.tactical.append(bool(picker.tactical))
+    assert picker.next() == 0  # done stays done
+    return picked
+
+
+def _generated(own: Board) -> dict[int, chess.Move]:
+    """The board's pseudo-legal moves (its own generator), as codes and as python-chess moves."""
+    out = vec[i64]([0] * MAX_MOVES)
+    codes = [int(out[i]) for i in range(own.gen_all(out, 0))]
+    moves = {code: decode_move(code) for code in codes}
+    return {code: move for code, move in moves.items() if move is not None}
+
+
+def _non_increasing(keys: list[object]) -> bool:
+    return all(a >= b for a, b in zip(keys, keys[1:], strict=False))  # type: ignore[operator]
+
+
+def _check_picker(reference: chess.Board, rng: random.Random, pool: list[int]) -> None:
+    """One node of *reference* with a random table move, killers, counter-move and
+    history: the picker's moves against python-chess's, stage by stage."""
+    own = Board.from_chess(reference)
+    ply = rng.randrange(4)
+    memory = OrderingMemory(True, True, True)
+    legal = [encode_move(move) for move in reference.legal_moves]
+    pseudo = _generated(own)
+    # The board's pseudo-legal moves are python-chess's, and castling moves python-chess
+    # already knows to pass through an attacked square (was_legal drops them).
+    theirs = {encode_move(move) for move in reference.pseudo_legal_moves}
+    assert theirs <= set(pseudo), reference.fen()
+    assert all(reference.is_castling(pseudo[code]) for code in set(pseudo) - theirs), reference.fen()
+
+    def draw() -> int:
+        """A move for the table or the memory: one of this position, of another, or garbage."""
+        roll = rng.random()
+        if roll < 0.45 and legal:
+            return rng.choice(legal)
+        if roll < 0.75 and pool:
+            return rng.choice(pool)
+        return 0 if roll < 0.85 else rng.getrandbits(15)
+
+    tt_move = draw()
+    memory.killers[2 * ply] = draw()
+    memory.killers[2 * ply + 1] = draw()
+    previous = rng.choice((0, rng.getrandbits(12) | 1))
+    counter = draw()
+    if previous:
+        memory.counters[previous & 4095] = counter
+    side = own.side << 12
+    for code in pseudo:
+        memory.history[side | (code & 4095)] = rng.randrange(-5000, 5000) if rng.random() < 0.7 else 0
+    see_ordering = rng.random() < 0.7
+    picked = _pick_all(own, memory, ply, tt_move, previous, see_ordering)
+    moves = picked.moves
+    fen = reference.fen()
+
+    # Every pseudo-legal move once; the legal ones are python-chess's.
+    assert len(moves) == len(set(moves)), fen
+    assert set(moves) == set(pseudo), (fen, set(moves) ^ set(pseudo))
+    made_legal = []
+    for code in moves:
+        own.make(code)
+        if own.was_legal():
+            made_legal.append(code)
+        own.unmake()
+    assert sorted(made_legal) == sorted(legal), fen
+    for code, tactical in zip(moves, picked.tactical, strict=True):
+        move = pseudo[code]
+        assert tactical == (reference.is_capture(move) or bool(move.promotion)), (fen, move.uci())
+
+    # The stages, in order.
+    first = [tt_move] if tt_move in pseudo else []
+    losing = {code for code, move in pseudo.items() if see_ordering and _is_noisy(reference, move)
+              and move.promotion is None and min(exchange_values(reference, move)) < 0} - set(first)
+    captures = {code for code, move in pseudo.items() if _is_noisy(reference, move)} - losing - set(first)
+    specials: list[int] = []
+    killer1, killer2 = int(memory.killers[2 * ply]), int(memory.killers[2 * ply + 1])
+    for code in (killer1, 0 if killer2 == killer1 else killer2,
+                 counter if previous and counter not in (killer1, killer2) else 0):
+        special = pseudo.get(code)
+        if special is not None and code not in first and not _is_noisy(reference, special) and not special.promotion:
+            specials.append(code)
+    under = {code for code, move in pseudo.items() if move.promotion and move.promotion != chess.QUEEN} - set(first)
+    quiets = set(pseudo) - set(first) - captures - losing - set(specials) - under
+    stages = [first, captures, specials, quiets, losing, under]
+    bounds = [0]
+    for stage in stages:
+        bounds.append(bounds[-1] + len(stage))
+    parts = [moves[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
+    assert parts[0] == first, fen
+    assert set(parts[1]) == captures, fen
+    assert _non_increasing([_mvv_lva(reference, pseudo[code]) for code in parts[1]]), fen
+    assert parts[2] == specials, fen
+    assert set(parts[3]) == quiets, fen
+    assert _non_increasing([memory.history[side | (code & 4095)] for code in parts[3]]), fen
+    assert set(parts[4]) == losing, fen
+    assert _non_increasing([_mvv_lva(reference, pseudo[code]) for code in parts[4]]), fen
+    assert set(parts[5]) == under, fen
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_picker_yields_every_move_once_in_its_stages(seed: int) -> None:
+    """Random positions, a quarter of them Chess960 and some in check: every
+    pseudo-legal move exactly once, the legal ones python-chess's, the tactical flag
+    right, and the stages in order (see the module's documentation)."""
+    rng = random.Random(seed)
+    pool: list[int] = []
+    checked = in_check = 0
+    for reference in random_positions(100 + seed, 150, chess960_share=0.25):
+        _check_picker(reference, rng, pool)
+        pool.extend(encode_move(move) for move in rng.sample(list(reference.legal_moves),
+                                                             min(3, reference.legal_moves.count())))
+        del pool[:-100]
+        checked += 1
+        in_check += reference.is_check()
+    assert checked == 150 and in_check > 10
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",  # castling both ways
+        "1r2k3/P7/8/8/8/8/8/1K6 w - - 0 1",  # axb8 in check: every promotion
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",  # promotions by capture and not
+        "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",  # en passant out of check
+        "bqnb1rkr/pp3ppp/3pp3/2p5/5P2/P2P3n/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",  # Chess960 in check
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",  # Chess960 castling
+    ],
+)
+def test_the_picker_on_special_positions(fen: str) -> None:
+    """Castling (Chess960 too), promotions of every kind, en passant and checks, with
+    twenty random table moves and memories each."""
+    reference = chess.Board(fen, chess960="HFhf" in fen)
+    rng = random.Random(fen)
+    pool = [encode_move(move) for move in random_positions(7, 30)[-1].legal_moves]
+    for _ in range(20):
+        _check_picker(reference, rng, pool)
+
+
+def test_the_table_move_killers_and_counter_come_in_their_places() -> None:
+    """A known position: the table move (a quiet one) first, then the captures (the
+    pawn before the knight's exchange), then the killers and the counter-move, the
+    history's best quiet move before the others; a killer that is a capture is
+    searched with the captures, not twice."""
+    board = chess.Board("r1bqkbnr/pppp1ppp/8/4p3/3nP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    own = Board.from_chess(board)
+    memory = OrderingMemory(True, True, True)
+    code = {uci: encode_move(chess.Move.from_uci(uci)) for uci in
+            ("b1c3", "f3e5", "f3d4", "f1c4", "d2d3", "h2h3", "e1g1", "f1b5")}
+    memory.killers[0] = code["f1c4"]
+    memory.killers[1] = code["f3e5"]  # a capture: not a killer here
+    previous = encode_move(chess.Move.from_uci("c6d4"))
+    memory.counters[previous & 4095] = code["d2d3"]
+    memory.history[code["h2h3"] & 4095] = 900
+    picked = _pick_all(own, memory, 0, code["b1c3"], previous, see_ordering=True)
+    order = picked.moves
+    assert order[0] == code["b1c3"]
+    assert order[1:3] == [code["f3d4"], code["f3e5"]]  # the knight (victim 2) before the pawn (victim 1)
+    assert order[3:5] == [code["f1c4"], code["d2d3"]]
+    assert order[5] == code["h2h3"]
+    assert order.count(code["f3e5"]) == 1 and order.count(code["b1c3"]) == 1
+    assert picked.tactical[:5] == [False, True, True, False, False]
+
+
+def test_losing_captures_wait_with_see_ordering_only() -> None:
+    """Qxd5 loses the queen to a pawn: with see_ordering it comes after every quiet
+    move, without it among the captures, first (the most valuable victim)."""
+    board = chess.Board("4k3/8/4p3/3n4/8/8/8/3QK3 w - - 0 1")
+    own = Board.from_chess(board)
+    take = encode_move(chess.Move.from_uci("d1d5"))
+    ordered = _pick_all(own, OrderingMemory(True, True, True), 0, 0, 0, see_ordering=True).moves
+    plain = _pick_all(own, OrderingMemory(True, True, True), 0, 0, 0, see_ordering=False).moves
+    assert ordered[-1] == take and plain[0] == take
+    assert sorted(ordered) == sorted(plain)

@@ -35,6 +35,8 @@ NATIVE = next(
     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE"
 )
 EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
+#: The evaluations' recorded scores (tests/data/make_eval_scores.py).
+SCORES = ROOT / "tests" / "data" / "eval_scores.csv"
 
 
 def _build(tmp_path: Path, env: dict[str, str]) -> tuple[Path, str]:
@@ -100,39 +102,58 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     assert "pure-Python" not in log, log[-3000:]
     assert _compiled(site) == {Path(path).stem: True for path in NATIVE}
     # The same search node for node: bench at depth 5 over the 30 positions, with the
-    # python-chess search and with the search on the engine's own board.
+    # shipped evaluation (the blend) and with the classical evaluation alone.
     assert _bench_nodes(site, 5) == _bench_nodes(None, 5)
-    native = tmp_path / "native.toml"
-    native.write_text("[search]\nnative = true\n")
-    assert _bench_nodes(site, 5, native) == _bench_nodes(None, 5, native)
-    # The research terms, which the search on the engine's own board asks of the
-    # static evaluation off the board: the same tree too (and not the default one).
+    classical = tmp_path / "classical.toml"
+    classical.write_text("[eval.nn]\nenabled = false\n")
+    assert _bench_nodes(site, 5, classical) == _bench_nodes(None, 5, classical) != _bench_nodes(site, 5)
+    # The research terms, which the search asks of the static evaluation off the
+    # board: the same tree too (and not the default one).
     research = tmp_path / "research.toml"
     research.write_text("[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n")
     assert _bench_nodes(site, 4, research) == _bench_nodes(None, 4, research) != _bench_nodes(site, 4)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)
-    # The engine's own board and its evaluation, compiled, against python-chess and
-    # evaluate.py, and against themselves pure.
+    # The engine's own board and its evaluations, compiled, against python-chess and
+    # their properties, and against themselves pure.
     checked = _board_check(site)
-    assert checked.split()[0] == "197281"
+    assert checked.split()[0] == "197281" and checked.split()[-1] == "200"  # every recorded score
     assert checked == _board_check(None)
+    assert "interpreted build" not in _handshake(site)
 
 
 def _board_check(site: Path | None) -> str:
     """Perft 4 from the start, a random-game cross-check on blitzaco.board (it
-    raises on any difference from python-chess), the classical evaluation on it
-    against blitzaco.evaluate and the network on it against blitzaco.nnue (each
-    raises on any difference), a blend of net and classical score, and the table's
-    clearing (its salt, compiled): the counts printed."""
+    raises on any difference from python-chess), the classical evaluation on it held
+    to its properties, the network held to the file format's definition (each raises
+    on any difference), a blend of net and classical score, the table's clearing (its
+    salt, compiled), and the recorded scores of tests/data/eval_scores.csv: the counts
+    printed."""
     code = (
         "import chess\n"
         "from blitzaco.board import Board, perft\n"
         "from blitzaco.tools.boardcheck import cross_check, eval_check, net_check, random_net, table_check\n"
         "print(perft(Board.from_chess(chess.Board()), 4), cross_check(11, 12, 100), eval_check(12, 20, 100),\n"
         "      net_check(random_net(16, 1), 13, 6, 80), net_check(random_net(8, 2, True), 14, 4, 60, 0.75),\n"
-        "      net_check(random_net(8, 3), 15, 4, 60, 0.5, share=0.5), table_check(16, 40))\n"
+        "      net_check(random_net(8, 3), 15, 4, 60, 0.5, share=0.5), table_check(16, 40), end=' ')\n"
+        "import csv, dataclasses\n"
+        "from blitzaco.bundled import bundled_file\n"
+        "from blitzaco.classical import Classical\n"
+        "from blitzaco.config import Config\n"
+        "from blitzaco.network import NetEvaluator\n"
+        "from blitzaco.nnue import load_weights\n"
+        "shipped = Config().eval\n"
+        "classical = Classical(dataclasses.replace(shipped, nn=dataclasses.replace(shipped.nn, enabled=False)))\n"
+        "net = NetEvaluator(shipped, load_weights(bundled_file('net.bin')))\n"
+        f"rows = list(csv.DictReader(open({str(SCORES)!r}), delimiter=';'))\n"
+        "same = 0\n"
+        "for row in rows:\n"
+        "    own = Board.from_chess(chess.Board(row['fen'], chess960=row['chess960'] == '1'))\n"
+        "    classical.reset(own)\n"
+        "    net.reset(own)\n"
+        "    same += classical.evaluate(own) == int(row['classical']) and net.evaluate(own) == int(row['network'])\n"
+        "print(same)\n"
     )
     return _run(site, "-c", code)
 
@@ -148,6 +169,17 @@ def test_when_the_compiler_fails_the_wheel_is_pure_and_plays(tmp_path: Path) -> 
 def test_pure_on_request(tmp_path: Path) -> None:
     site, _ = _build(tmp_path, {"BLITZACO_PURE": "1"})
     assert _compiled(site) == {Path(path).stem: False for path in NATIVE}
+    # It says so to the GUI, with the factor and how to get the compiled build.
+    said = _handshake(site)
+    assert "info string interpreted build: it searches about" in said and "pip install ." in said
+
+
+def _handshake(site: Path) -> str:
+    """What the engine from *site* answers to ``uci`` and ``isready``."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, "-m", "blitzaco"], input="uci\nisready\nquit\n", capture_output=True,
+                          text=True, env=env, cwd=site, timeout=60, check=True)
+    return done.stdout
 
 
 # ------------------------------------------------------------- the defaults file

@@ -1,6 +1,8 @@
-"""The network term: its file format, the incremental accumulator, symmetry, the one
-evaluation entry point, the engine's behaviour with a bad file, and (with torch) the
-trainer's float output against the engine's quantised one."""
+"""The network term: its file format, the evaluator's accumulator (followed along
+games and packed three neurons to a word) against one computed from scratch and the
+format's definition, symmetry, the one evaluation entry point, the engine's behaviour
+with a bad file, and (with torch) the trainer's float output against the engine's
+quantised one."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import pytest
 from uci_driver import ENGINE_COMMAND
 
 from blitzaco.board import Board
-from blitzaco.config import Config, config_from_dict
+from blitzaco.config import Config, EvalConfig, config_from_dict
+from blitzaco.network import NetEvaluator
 from blitzaco.nnue import (
     INPUTS,
     LANE_OFFSET,
@@ -22,6 +25,7 @@ from blitzaco.nnue import (
     WEIGHT_LIMIT,
     Network,
     NetworkError,
+    NetworkWeights,
     decode_network,
     encode_network,
     feature,
@@ -29,6 +33,7 @@ from blitzaco.nnue import (
 )
 from blitzaco.pheromone import Trails
 from blitzaco.static_eval import StaticEval
+from blitzaco.tools.boardcheck import code_of, reference_network_score
 
 CLASSICAL = config_from_dict({"eval": {"nn": {"enabled": False}}})  # the default is the blend
 DATA = Path(__file__).parent / "data"
@@ -73,44 +78,121 @@ def _random_games(board: chess.Board, rng: random.Random, plies: int):
         yield move, board
 
 
+def _values(evaluator: NetEvaluator, board: Board) -> list[int]:
+    """The first-layer values of *evaluator* at its current ply (computed first, as
+    for a score): White's perspective's ``hidden`` neurons, then Black's, read back
+    from the packed words (three signed 21-bit lanes to a word)."""
+    evaluator.network(board)
+    words = evaluator.words
+    base = evaluator.ply * 2 * words
+    values = []
+    for perspective in range(2):
+        lanes = []
+        for j in range(words):
+            word = evaluator.acc[base + perspective * words + j]
+            for _ in range(3):
+                lane = ((word + (1 << 20)) & ((1 << 21) - 1)) - (1 << 20)
+                lanes.append(lane)
+                word = (word - lane) >> 21
+            assert word == 0, "a lane carried beyond the word's three"
+        values.extend(lanes[: evaluator.hidden])
+    return values
+
+
+def _plain_values(weights: NetworkWeights, board: chess.Board) -> list[int]:
+    """The first-layer values of *board* by the format's definition: the biases plus
+    the rows of the pieces' features, White's perspective then Black's."""
+    hidden = weights.hidden
+    values = []
+    for perspective in (chess.WHITE, chess.BLACK):
+        sums = list(weights.b1)
+        for square, piece in board.piece_map().items():
+            row = feature(perspective, piece.color, piece.piece_type, square) * hidden
+            for j in range(hidden):
+                sums[j] += weights.w1[row + j]
+        values.extend(sums)
+    return values
+
+
+def _fresh(weights: NetworkWeights, board: chess.Board) -> tuple[NetEvaluator, Board]:
+    """An evaluator of *weights* reset on the engine's board set up from *board*."""
+    evaluator = NetEvaluator(EvalConfig(), weights)
+    own = Board.from_chess(board.copy(stack=False))
+    evaluator.reset(own)
+    return evaluator, own
+
+
 @pytest.mark.parametrize("fen", FENS + CHESS960)
 def test_the_incremental_accumulator_equals_the_one_from_scratch(net: Network, fen: str) -> None:
-    static = StaticEval(Config(), Trails(Config().pheromone))
-    static.net = net
+    """Along random games (castling, en passant and promotions favoured, null moves
+    and take-backs, scores asked at about half the positions so that the lazy
+    accumulator catches up over several plies) the accumulator followed by the
+    evaluator equals one reset on the position and the plain sums, and the score the
+    format's definition."""
+    weights = net.weights
     rng = random.Random(fen)
     start = chess.Board(fen, chess960=fen in CHESS960)
     crossed = {"castling": 0, "en passant": 0, "promotion": 0}
+    checked = 0
     for _ in range(6):
-        pos = static.position(start)
-        stack = [pos.acc]
-        before = start.copy()
-        for move, board in _random_games(start, rng, 60):
-            crossed["castling"] += before.is_castling(move)
-            crossed["en passant"] += before.is_en_passant(move)
+        reference = start.copy()
+        board = Board.from_chess(reference)
+        follower = NetEvaluator(EvalConfig(), weights)
+        follower.reset(board)
+        for _ in range(60):
+            moves = list(reference.legal_moves)
+            if not moves:
+                break
+            special = [m for m in moves if m.promotion or reference.is_castling(m) or reference.is_en_passant(m)]
+            move = rng.choice(special) if special and rng.random() < 0.5 else rng.choice(moves)
+            crossed["castling"] += reference.is_castling(move)
+            crossed["en passant"] += reference.is_en_passant(move)
             crossed["promotion"] += bool(move.promotion)
-            before.push(move)
-            pos.push_move(move)
-            assert pos.acc == net.accumulate(board), f"{board.fen()} after {move}"
-            stack.append(pos.acc)
-            if rng.random() < 0.2:  # unmake restores the accumulator too
-                pos.push_null()
-                pos.pop()
-                assert pos.acc == stack[-1]
-        while len(stack) > 1:
-            pos.pop()
-            stack.pop()
-            assert pos.acc == stack[-1]
+            reference.push(move)
+            board.make(code_of(move))
+            follower.make(board)
+            if rng.random() < 0.2 and not reference.is_check():  # a null move and back
+                board.make_null()
+                follower.make(board)
+                reference.push(chess.Move.null())
+                if rng.random() < 0.5:
+                    assert follower.network(board) == reference_network_score(weights, reference)
+                reference.pop()
+                board.unmake()
+                follower.unmake()
+            if rng.random() < 0.5:
+                fresh, own = _fresh(weights, reference)
+                values = _values(follower, board)
+                assert values == _values(fresh, own) == _plain_values(weights, reference), reference.fen()
+                assert follower.network(board) == fresh.network(own) == reference_network_score(weights, reference)
+                checked += 1
+        while reference.move_stack:  # unmake restores the line's accumulators
+            reference.pop()
+            board.unmake()
+            follower.unmake()
+            if rng.random() < 0.3:
+                assert _values(follower, board) == _plain_values(weights, reference), reference.fen()
+    assert checked > 20
     if fen != chess.STARTING_FEN and fen not in CHESS960:
         assert any(crossed.values()), crossed
 
 
-def test_every_lane_stays_in_range(net: Network) -> None:
-    """The lanes of any reachable accumulator read back as the exact sums."""
-    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
-    acc = net.accumulate(board)
-    lanes = [(acc >> (16 * i)) & 0xFFFF for i in range(2 * net.hidden)]
-    assert all(0 < lane < 1 << 16 for lane in lanes)
-    assert acc.bit_length() <= 32 * net.hidden
+def test_every_lane_holds_its_exact_sum() -> None:
+    """With weights at the limits the trainer keeps, the packed lanes of any
+    reachable accumulator read back as the exact sums (none carries into the next)."""
+    weights = decode_network(random_network(hidden=10, seed=3)).weights
+    assert max(map(abs, weights.w1)) > 0.9 * WEIGHT_LIMIT * QA
+    rng = random.Random(4)
+    board = chess.Board()
+    for _ in range(80):
+        evaluator, own = _fresh(weights, board)
+        values = _values(evaluator, own)
+        assert values == _plain_values(weights, board), board.fen()
+        assert all(abs(value) < LANE_OFFSET for value in values)
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
 
 
 @pytest.mark.parametrize("fen", FENS + CHESS960)
@@ -118,12 +200,13 @@ def test_a_position_and_its_colour_mirror_get_opposite_scores(net: Network, fen:
     board = chess.Board(fen, chess960=fen in CHESS960)
     mirror = board.mirror()
     # Side to move's view: the same number; White's view: opposite.
-    assert net.evaluate_board(board) == net.evaluate_board(mirror)
-    # The mirror's White lanes are the position's Black lanes and the other way round.
-    bits = 16 * net.hidden
-    acc, acc_mirror = net.accumulate(board), net.accumulate(mirror)
-    low, high = acc & ((1 << bits) - 1), acc >> bits
-    assert (acc_mirror & ((1 << bits) - 1), acc_mirror >> bits) == (high, low)
+    evaluator, own = _fresh(net.weights, board)
+    mirrored, mirror_own = _fresh(net.weights, mirror)
+    assert evaluator.network(own) == mirrored.network(mirror_own) == reference_network_score(net.weights, board)
+    # The mirror's White values are the position's Black values and the other way round.
+    values, mirror_values = _values(evaluator, own), _values(mirrored, mirror_own)
+    hidden = net.hidden
+    assert (mirror_values[:hidden], mirror_values[hidden:]) == (values[hidden:], values[:hidden])
 
 
 def test_features_mirror_between_perspectives() -> None:
@@ -153,7 +236,10 @@ def test_the_evaluation_is_the_dot_product_of_the_clipped_lanes() -> None:
             ]
         active = [min(max(v, 0), QA) for v in sums[board.turn] + sums[not board.turn]]
         expected = (sum(a * w for a, w in zip(active, w2, strict=True)) + 12345) * 100 // (QA * 1024)
-        assert net.evaluate_board(board) == expected
+        evaluator, own = _fresh(net.weights, board)
+        assert evaluator.network(own) == expected
+        assert evaluator.evaluate(own) == expected  # weight 1, no classical share
+        assert reference_network_score(net.weights, board) == expected  # the other tests' reference
 
 
 def test_the_file_format_round_trips_and_refuses_damage(tmp_path: Path) -> None:
@@ -202,45 +288,49 @@ def test_search_and_eval_command_agree(tmp_path: Path, residual: bool, weight: f
     classical = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))
     for fen in FENS + CHESS960:
         board = chess.Board(fen, chess960=fen in CHESS960)
-        score = static.evaluate(static.position(board))
+        score = static.evaluate(board)
         lines = static.explain(board)
         final = float(lines[-1].split()[2])
         assert round(score / 100 if board.turn else -score / 100, 2) == final
-        net_part = int(weight * static.net.evaluate_board(board))
-        classical_score = classical.evaluate(classical.position(board))
+        network = static.network_score(board)
+        assert network == reference_network_score(static.net.weights, board)
+        net_part = int(weight * network)
+        classical_score = classical.evaluate(board)
         base = classical_score if residual else int(share * classical_score)
         assert score == base + net_part
-        # The native evaluator (the search's) gives the same score.
-        native = static.native_evaluator()
+        # The search's evaluator gives the same score.
+        evaluator = static.evaluator()
         own = Board.from_chess(board)
-        native.reset(own)
-        assert native.evaluate(own) == score
+        evaluator.reset(own)
+        assert evaluator.evaluate(own) == score
         assert any(line.startswith("Network score") for line in lines)
+    with pytest.raises(ValueError, match="switched off"):
+        classical.network_score(chess.Board())
 
 
 def test_the_fifty_move_scale_is_the_same_in_every_path(tmp_path: Path) -> None:
     """``[eval.nn] fifty_move``: the blend times (N - halfmove clock) / N, rounded
-    toward 0, 0 from N on; the python-chess search's score, ``eval``'s final line and
-    the native evaluator agree, a colour mirror scores the same for the side to move,
-    and the native cache (by key, which does not hold the clock) does not mix clocks."""
+    toward 0, 0 from N on; StaticEval's score, ``eval``'s final line and the search's
+    evaluator agree, a colour mirror scores the same for the side to move, and the
+    evaluator's cache (by key, which does not hold the clock) does not mix clocks."""
     blob = random_network(seed=7)
     scaled = _static(tmp_path, blob, 0.3, 0.7, fifty_move=200)
     plain = _static(tmp_path, blob, 0.3, 0.7)
-    native = scaled.native_evaluator()
+    evaluator = scaled.evaluator()
     for fen in FENS[:4]:
         for clock in (0, 1, 37, 150, 199, 200, 260):
             board = chess.Board(fen)
             board.halfmove_clock = clock
-            raw = plain.evaluate(plain.position(board))
+            raw = plain.evaluate(board)
             left = max(0, 200 - clock)
             expected = abs(raw) * left // 200 * (1 if raw >= 0 else -1)
-            assert scaled.evaluate(scaled.position(board)) == expected
-            assert scaled.evaluate(scaled.position(board.mirror())) == expected
+            assert scaled.evaluate(board) == expected
+            assert scaled.evaluate(board.mirror()) == expected
             final = float(scaled.explain(board)[-1].split()[2])
             assert round(expected / 100 if board.turn else -expected / 100, 2) == final
             own = Board.from_chess(board)
-            native.reset(own)
-            assert native.evaluate(own) == expected, (fen, clock)
+            evaluator.reset(own)
+            assert evaluator.evaluate(own) == expected, (fen, clock)
             if clock == 0:
                 assert expected == raw
             if clock >= 200:
@@ -254,26 +344,32 @@ def test_the_residual_sum_is_cached_by_key_and_stays_right_along_games(tmp_path:
     a position left and re-entered), the cached sum is the one computed afresh."""
     static = _static(tmp_path, random_network(residual=True))
     assert static.net is not None
+    weights = static.net.weights
     classical = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))
-    rng = random.Random(5)
-    pos = static.position(chess.Board())
+    evaluator = static.evaluator()  # the search's: it follows the game
+    reference = chess.Board()
+    board = Board.from_chess(reference)
+    evaluator.reset(board)
     seen: dict[int, int] = {}
-    for move, board in _random_games(chess.Board(), rng, 80):
-        pos.push_move(move)
-        expected = classical.evaluate(classical.position(board)) + static.net.evaluate_board(board)
-        assert static.evaluate(pos) == expected == static.evaluate(pos)
-        seen[pos.key] = expected
-    while pos.board.move_stack:  # back along the game: every score now comes from the cache
-        pos.pop()
-        if pos.key in seen:
-            assert static.evaluate(pos) == seen[pos.key]
+    for move, after in _random_games(chess.Board(), random.Random(5), 80):
+        reference.push(move)
+        board.make(code_of(move))
+        evaluator.make(board)
+        expected = classical.evaluate(after) + reference_network_score(weights, after)
+        assert evaluator.evaluate(board) == expected == evaluator.evaluate(board), after.fen()
+        seen[board.key] = expected
+    assert len(seen) > 60
+    while reference.move_stack:  # back along the game: every score now comes from the cache
+        reference.pop()
+        board.unmake()
+        evaluator.unmake()
+        if board.key in seen:
+            assert evaluator.evaluate(board) == seen[board.key]
     # The same position reached by moves and set up directly: one key, one score.
-    board = chess.Board()
-    board.push_uci("g1f3")
-    board.push_uci("g8f6")
-    board.push_uci("f3g1")
-    board.push_uci("f6g8")  # the start position again, reached by moves
-    assert static.evaluate(static.position(board)) == static.evaluate(static.position(chess.Board()))
+    game = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8"):  # the start position again, reached by moves
+        game.push_uci(uci)
+    assert static.evaluate(game) == static.evaluate(chess.Board())
 
 
 def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_path: Path) -> None:
@@ -341,7 +437,10 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
     model, summary = train(data, TrainSettings(hidden=16, epochs=3, batch=64), log=lambda _: None)
     assert summary["positions"] + summary["held_out"] == 600
     net = decode_network(quantise(model, meta={"positions": summary["positions"]}))
-    errors = [abs(net.evaluate_board(board) - float_score(model, board)) for board in boards[:200]]
+    errors = []
+    for board in boards[:200]:
+        evaluator, own = _fresh(net.weights, board)  # the engine's evaluator of the file
+        errors.append(abs(evaluator.network(own) - float_score(model, board)))
     # Rounding the weights to 1/255 and 1/1024 and the integer division: stated tolerance 3 cp.
     assert max(errors) <= 3.0, max(errors)
 
@@ -437,8 +536,6 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from blitzaco.evaluate import Evaluator
-    from blitzaco.position import Position
     from blitzaco.tools.tune.labels import read_labels
     from blitzaco.tools.tune.nn import check_evaluations
 
@@ -454,7 +551,7 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     shipped = StaticEval(Config(), Trails(Config().pheromone))  # the blend: the configured evaluation
     assert shipped.net is not None
     held = list(read_labels(sample))[-60:]
-    evaluator = Evaluator(Config().eval)
+    plain = StaticEval(CLASSICAL, Trails(CLASSICAL.pheromone))  # the classical evaluation alone
     replace = load_network(nets[0])
     residual = load_network(nets[1])
 
@@ -466,13 +563,14 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
             total += (1 / (1 + math.exp(-score / 361)) - target) ** 2
         return total / len(held)
 
-    classical = [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in held]
+    classical = [plain.evaluate(record.board) for record in held]
     assert checks[0].loss == pytest.approx(loss([0.0] * 60))
     assert checks[1].loss == pytest.approx(loss(classical))
-    assert checks[2].loss == pytest.approx(loss([shipped.evaluate(shipped.position(record.board)) for record in held]))
-    assert checks[3].loss == pytest.approx(loss([replace.evaluate_board(record.board) for record in held]))
-    assert checks[4].loss == pytest.approx(
-        loss([c + residual.evaluate_board(record.board) for c, record in zip(classical, held, strict=True)]))
+    assert checks[2].loss == pytest.approx(loss([shipped.evaluate(record.board) for record in held]))
+    assert checks[3].loss == pytest.approx(
+        loss([reference_network_score(replace.weights, record.board) for record in held]))
+    assert checks[4].loss == pytest.approx(loss([c + reference_network_score(residual.weights, record.board)
+                                                 for c, record in zip(classical, held, strict=True)]))
     assert checks[1].scaled_loss <= checks[1].loss and checks[1].microseconds > 0
     # Several files: each one's last share, pooled (not the last file's alone).
     from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
@@ -483,7 +581,7 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     alone = check_evaluations(other, [], held_out=0.1)
     assert pooled[0].loss == pytest.approx((60 * checks[0].loss + 30 * alone[0].loss) / 90)
     held += others
-    classical += [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in others]
+    classical += [plain.evaluate(record.board) for record in others]
     assert pooled[1].loss == pytest.approx(loss(classical))
     script = Path(__file__).parent.parent / "scripts" / "tune.py"
     shown = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--data", str(other),
@@ -558,8 +656,8 @@ def test_the_shipped_network_is_found_read_and_used_when_switched_on() -> None:
     classical = StaticEval(plain, Trails(plain.pheromone))
     for fen in FENS:
         board = chess.Board(fen)
-        expected = classical.evaluate(classical.position(board)) + shipped.evaluate_board(board)
-        assert static.evaluate(static.position(board)) == expected
+        expected = classical.evaluate(board) + reference_network_score(shipped.weights, board)
+        assert static.evaluate(board) == expected
 
 
 def test_a_shipped_net_is_named_by_its_file_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,14 +13,16 @@ from pathlib import Path
 
 import chess
 import pytest
+from librt.vecs import vec
+from mypy_extensions import i64
 from uci_driver import ENGINE_COMMAND, UciProcess
 
+from blitzaco.board import MAX_MOVES, Board, compute_key
 from blitzaco.config import PheromoneConfig, config_from_dict
 from blitzaco.engine import Bound, Engine, Reporter
-from blitzaco.movepick import ordered_moves
+from blitzaco.movepick import MovePicker, OrderingMemory, see_scratch
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import MAGIC, PheromoneFileError, Trails, read_memory, write_memory
-from blitzaco.position import compute_key
 from blitzaco.timeman import Limits
 from blitzaco.tools.colony import train
 
@@ -249,19 +251,41 @@ def test_learning_on_quit_through_uci(tmp_path: Path) -> None:
     assert START in read_memory(path)
 
 
+def _picked(board: chess.Board, memory: OrderingMemory, trails: Trails | None, previous: int = 0) -> list[str]:
+    """Every move a ply-1 move picker yields at *board*, in order (no table move)."""
+    own = Board.from_chess(board)
+    picker = MovePicker(own, memory, vec[i64]([0] * (2 * MAX_MOVES)), see_scratch(), trails, True, 1)
+    picker.start(0, previous)
+    order = []
+    while code := picker.next():
+        order.append(chess.Move(code & 63, code >> 6 & 63, code >> 12 or None).uci())
+    return order
+
+
 def test_marked_quiet_moves_come_after_killers_and_before_history() -> None:
+    """Given the trails (the search gives them with [pheromone] ordering on:
+    test_search.py), the quiet moves the position's trails mark come after the
+    captures that do not lose, the killer and the counter-move, strongest trail
+    first, before the rest by history; without trails history alone orders them."""
     # Nxd4 (an even trade) and Nxe5 (a free pawn): captures that do not lose come first.
     board = chess.Board("r1bqkbnr/pppp1ppp/8/4p3/3nP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-    killer = encode_move(chess.Move.from_uci("f1c4"))
-    marked = encode_move(chess.Move.from_uci("a2a3"))
-    history = [0] * 8192
-    history[1 << 12 | encode_move(chess.Move.from_uci("h2h3"))] = 1000
-    order = [code for code, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, {marked: 0.3})]
-    good_captures = [encode_move(chess.Move.from_uci(uci)) for uci in ("f3d4", "f3e5")]
-    assert sorted(order[:2]) == sorted(good_captures)
-    assert order.index(killer) < order.index(marked) < order.index(encode_move(chess.Move.from_uci("h2h3")))
-    plain = [code for code, _ in ordered_moves(board, 0, [killer, 0], 0, history, True, None)]
-    assert plain.index(marked) > plain.index(encode_move(chess.Move.from_uci("h2h3")))
+    memory = OrderingMemory(True, True, True)
+    memory.killers[2] = encode_move(chess.Move.from_uci("f1c4"))  # ply 1's first killer
+    previous = encode_move(chess.Move.from_uci("c6d4"))
+    memory.counters[previous & 4095] = encode_move(chess.Move.from_uci("b1c3"))
+    memory.history[encode_move(chess.Move.from_uci("h2h3"))] = 1000  # White's history
+    memory.history[encode_move(chess.Move.from_uci("g2g3"))] = 500
+    trails = Trails(PheromoneConfig(min_level=0.0))
+    key = compute_key(board)
+    for uci, level in (("a2a3", 0.3), ("d2d3", 0.2), ("e1e2", 0.9), ("f3e5", 1.0)):  # f3e5 is no quiet move
+        trails.deposit(key, encode_move(chess.Move.from_uci(uci)), level)
+    order = _picked(board, memory, trails, previous)
+    assert sorted(order[:2]) == ["f3d4", "f3e5"]
+    assert order[2:9] == ["f1c4", "b1c3", "e1e2", "a2a3", "d2d3", "h2h3", "g2g3"]
+    assert len(order) == len(set(order)) == len(list(board.pseudo_legal_moves))
+    plain = _picked(board, memory, None, previous)
+    assert plain[2:6] == ["f1c4", "b1c3", "h2h3", "g2g3"]
+    assert sorted(plain) == sorted(order)
 
 
 def test_roulette_follows_the_trails() -> None:

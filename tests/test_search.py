@@ -1,20 +1,52 @@
-"""The search through the engine facade: mates, draws, limits, determinism."""
+"""The search (:class:`blitzaco.search.Search` on the engine's own board), through the
+engine facade and directly: mates, draws (repetition with the game's history, the
+fifty-move rule, insufficient material), limits, MultiPV and searchmoves,
+determinism, the pruning switches, the strength levels, the root's first order, the
+node functions against the static evaluation, the off-board terms (spectral,
+pheromone) in the tree, the parameters the nodes read, and the transposition table
+as the search uses it (the shared table: test_sharedtt.py).
+"""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import random
 import time
+from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
 from recorder import Recorder
 
+from blitzaco.board import INTERPRETED, WHITE, Board, compute_key, unsigned_key
+from blitzaco.config import Config, SearchConfig, config_from_dict
 from blitzaco.engine import Engine
-from blitzaco.search import MATE, Bound, PvLine, mate_in
+from blitzaco.moves import encode_move
+from blitzaco.pheromone import Trails
+from blitzaco.search import (
+    INFINITE,
+    MATE,
+    Bound,
+    PvLine,
+    Search,
+    SearchParams,
+    SearchPlan,
+    mate_in,
+    root_order,
+)
+from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl, time_budget
-from blitzaco.turn import Turn
+from blitzaco.tools.boardcheck import table_check
+from blitzaco.tt import ENTRY_BYTES, EXACT, TranspositionTable
+from blitzaco.turn import ThinkResult, Turn
+
+#: A quiet middlegame position many tests search.
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 
 
-def searching_engine(config=None) -> Engine:
+def searching_engine(config: Config | None = None) -> Engine:
     """An engine that searches every position: the bundled book would answer the
     opening positions these tests use without a search."""
     engine = Engine(config)
@@ -22,10 +54,35 @@ def searching_engine(config=None) -> Engine:
     return engine
 
 
-def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder | None = None, **limits):
+def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder | None = None,
+          **limits: Any) -> ThinkResult:
+    """The engine's (a fresh one unless given) move for *board* within *limits*."""
     engine = engine if engine is not None else searching_engine()
-    lim = Limits(**limits)
-    return engine.think(board, lim, recorder)
+    return engine.think(board, Limits(**limits), recorder)
+
+
+def direct_search(board: chess.Board, config: Config | None = None, depth: int = 1,
+                  trails: Trails | None = None, static: StaticEval | None = None) -> Search:
+    """A search of *board* built as the engine builds one (own table, all legal root
+    moves), not yet started."""
+    config = config if config is not None else Config()
+    static = static if static is not None else StaticEval(config, trails or Trails(config.pheromone))
+    plan = SearchPlan(static, TranspositionTable(1), config.search, SearchControl(Limits(depth=depth), None),
+                      list(board.legal_moves), trails=trails)
+    return Search(board, plan)
+
+
+def _with(config: Config, pheromone: bool = False, spectral: bool = False) -> Config:
+    """*config* with [pheromone] and/or [eval.spectral] switched on."""
+    if pheromone:
+        config = dataclasses.replace(config, pheromone=dataclasses.replace(config.pheromone, enabled=True))
+    if spectral:
+        on = dataclasses.replace(config.eval.spectral, enabled=True)
+        config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, spectral=on))
+    return config
+
+
+# ------------------------------------------------------------------ mates and draws
 
 
 @pytest.mark.parametrize(
@@ -39,8 +96,9 @@ def think(board: chess.Board, engine: Engine | None = None, recorder: Recorder |
     ],
 )
 def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> None:
-    # A pruning search needs more than the 2N-1 plies of full width (null-move
-    # pruning hides quiet mating threats near the horizon): 2N + 6 plies.
+    """Mates in one and two (WAC) are found and scored as mates in that many moves.
+    A pruning search needs more than the 2N-1 plies of full width (null-move pruning
+    hides quiet mating threats near the horizon): 2N + 6 plies."""
     result = think(chess.Board(fen), depth=2 * moves_to_mate + 6)
     assert result.move.uci() in mating_moves
     assert mate_in(result.score) == moves_to_mate
@@ -52,9 +110,7 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     switched from their default, they change the tree (a different node count at the
     same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""
-    from blitzaco.config import Config, config_from_dict
-
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board = chess.Board(ITALIAN)
     base: dict = {"eval": {"nn": {"enabled": False}}} if switch == "lazy_eval" else {}
     switched = searching_engine(config_from_dict({**base, "search": {switch: not getattr(Config().search, switch)}}))
     default = searching_engine(config_from_dict(base))
@@ -69,6 +125,7 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
 
 
 def test_prefers_mate_to_stalemate() -> None:
+    """Qf7 stalemates, Qf8 mates: the mate is played and scored."""
     board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")  # Qf7 stalemates, Qf8 mates
     result = think(board, depth=3)
     assert result.move.uci() == "f1f8"
@@ -76,6 +133,7 @@ def test_prefers_mate_to_stalemate() -> None:
 
 
 def test_stalemate_scores_zero_and_has_no_move() -> None:
+    """Stalemated: no move, a draw's score, reported as such."""
     recorder = Recorder()
     result = think(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), recorder=recorder, depth=3)
     assert result.move is None and result.score == 0
@@ -83,13 +141,14 @@ def test_stalemate_scores_zero_and_has_no_move() -> None:
 
 
 def test_checkmated_side_has_no_move() -> None:
+    """Checkmated: no move, mated now."""
     result = think(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), depth=3)
     assert result.move is None and result.score == -MATE
 
 
 def test_threefold_repetition_from_the_game_history_is_a_draw() -> None:
-    # White has no queen: every move loses except the one that repeats a position
-    # for the third time.
+    """The game before the root counts: White has no queen, and every move loses
+    except the one that repeats a position of the game for the third time."""
     board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
     for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
         board.push_uci(uci)
@@ -99,27 +158,33 @@ def test_threefold_repetition_from_the_game_history_is_a_draw() -> None:
 
 
 def test_without_history_the_same_position_is_lost() -> None:
+    """The same position without the game's moves: no repetition saves White."""
     board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
     assert think(board, depth=3).score < -500
 
 
 def test_fifty_move_rule_scores_zero() -> None:
-    # A rook up, but every move is the hundredth half-move without capture or pawn move.
+    """A rook up, but every move is the hundredth half-move without capture or pawn
+    move: a draw."""
     result = think(chess.Board("7k/8/8/8/8/8/8/R3K3 w - - 99 80"), depth=4)
     assert result.score == 0
 
 
 def test_mate_on_the_hundredth_half_move_still_counts() -> None:
+    """A mate given on the hundredth half-move is a mate, not a fifty-move draw."""
     result = think(chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 99 80"), depth=2)
     assert result.move.uci() == "a1a8" and mate_in(result.score) == 1
 
 
 def test_insufficient_material_scores_zero() -> None:
+    """King and knight against king: a draw whatever the search finds."""
     result = think(chess.Board("8/8/4k3/8/8/3NK3/8/8 w - - 0 1"), depth=4)
     assert result.score == 0
 
 
 def test_same_node_limit_gives_same_move_and_nodes() -> None:
+    """Determinism: after ucinewgame the same node limit searches the same tree and
+    stops at exactly that many nodes."""
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     engine = searching_engine()
     runs = []
@@ -145,12 +210,15 @@ def test_answers_a_legal_move_when_stopped_before_depth_one() -> None:
 
 
 def test_node_limit_of_one_still_answers_legally() -> None:
+    """One node: still a legal move."""
     board = chess.Board()
     result = think(board, nodes=1)
     assert result.move in board.legal_moves
 
 
 def test_multipv_lines_are_distinct_and_ordered() -> None:
+    """MultiPV 3: three lines at the last depth, numbered, with different first
+    moves, best first."""
     engine = searching_engine()
     engine.set_option("multipv", 3)
     recorder = Recorder()
@@ -163,6 +231,7 @@ def test_multipv_lines_are_distinct_and_ordered() -> None:
 
 
 def test_searchmoves_restricts_the_root() -> None:
+    """go searchmoves: the move played is one of those given."""
     board = chess.Board()
     allowed = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
     result = think(board, depth=3, searchmoves=allowed)
@@ -170,6 +239,7 @@ def test_searchmoves_restricts_the_root() -> None:
 
 
 def test_go_mate_stops_when_the_mate_is_found() -> None:
+    """go mate 2 stops at the first iteration that proves the mate."""
     recorder = Recorder()
     board = chess.Board("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
     result = think(board, recorder=recorder, mate=2)
@@ -180,6 +250,7 @@ def test_go_mate_stops_when_the_mate_is_found() -> None:
 
 
 def test_infos_deepen_and_carry_the_pv() -> None:
+    """One exact line per depth, 1 to 4, and every reported line is playable."""
     recorder = Recorder()
     board = chess.Board()
     think(board, recorder=recorder, depth=4)
@@ -193,6 +264,7 @@ def test_infos_deepen_and_carry_the_pv() -> None:
 
 
 def test_ponder_move_is_legal_after_the_best_move() -> None:
+    """The ponder move is the opponent's legal reply to the best move."""
     board = chess.Board()
     result = think(board, depth=4)
     assert result.ponder is not None
@@ -201,6 +273,8 @@ def test_ponder_move_is_legal_after_the_best_move() -> None:
 
 
 def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
+    """A failed aspiration window is reported as a lower or upper bound, on the side
+    of the exact score found at that depth afterwards."""
     recorder = Recorder()
     think(chess.Board("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"), recorder=recorder, depth=5)  # WAC.006
     bounds = [info.line for info in recorder.infos if info.line.bound != Bound.EXACT]
@@ -218,6 +292,8 @@ def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
 
 
 def test_root_filter_domination() -> None:
+    """A candidate dominates another when it is at least as good on every measure and
+    better on one."""
     from blitzaco.search import RootChoice
 
     move = chess.Move.from_uci("e2e4")
@@ -228,8 +304,8 @@ def test_root_filter_domination() -> None:
 
 
 def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
-    from blitzaco.config import config_from_dict
-
+    """With the root filter on, the move played is legal and the one the filter names;
+    in BK.04 at depth 4 it overrules the search's choice."""
     engine = searching_engine(config_from_dict({"search": {"root_filter": True}}))
     for fen in (
         chess.STARTING_FEN,
@@ -255,31 +331,6 @@ def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
     assert [text.split()[2] for text in recorder.messages if text.startswith("root filter:")] == ["d4f3"]
 
 
-@pytest.mark.parametrize("megabytes", [1, 16, 24])
-def test_hash_bounds_the_table_when_it_is_full(megabytes: int) -> None:
-    """Hash is a bound: a table with every slot filled with realistic entries (a
-    64-bit key, move, score, depth, bound, a generation past the cached small
-    integers) stays within Hash megabytes, as tracemalloc counts CPython's memory."""
-    import random
-    import tracemalloc
-
-    from blitzaco.tt import TranspositionTable
-
-    rng = random.Random(megabytes)
-    tracemalloc.start()
-    try:
-        table = TranspositionTable(megabytes)
-        for index in range(len(table)):
-            key = rng.getrandbits(64) & ~table.mask | index
-            table.store(key, rng.randrange(1, 1 << 15), rng.randrange(-32000, 32000), rng.randrange(1, 64), 0)
-            table.table[index] = table.table[index][:5] + (rng.randrange(300, 400),)  # generation > 256
-        used = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    assert len(table) >= megabytes * 1024 * 1024 // 2 // 208  # at least half the budget is used
-    assert used <= megabytes * 1024 * 1024
-
-
 def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     """Skill Level below 20: at most its node count a move, several lines searched
     and one of them picked with a random push (so play changes); a mate in one is
@@ -289,7 +340,7 @@ def test_strength_levels_search_less_and_pick_among_the_best_lines() -> None:
     levels = engine.config.levels
     engine.set_option("skill_level", 0)
     assert engine.level() == 0
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board = chess.Board(ITALIAN)
     recorder = Recorder()
     picks = set()
     for _ in range(12):
@@ -317,11 +368,9 @@ def test_levels_from_single_line_from_up_search_one_line_and_play_its_best_move(
     """[levels] single_line_from: from that level up a level searches one line within
     its node limit and plays its best move (the same move as a plain search to the
     same node count); below it, a level still searches pick_lines lines."""
-    from blitzaco.config import config_from_dict
-
     config = config_from_dict({"levels": {"single_line_from": 17}})
     engine = searching_engine(config)
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board = chess.Board(ITALIAN)
     cap = config.levels.level_nodes[18]
     engine.set_option("skill_level", 18)
     recorder = Recorder()
@@ -341,10 +390,8 @@ def test_levels_below_20_evaluate_classically_unless_levels_network() -> None:
     alone (the one its UCI_Elo was measured with): the same move and node count as
     the engine with the network off (its score too); level 20 keeps the network.
     [levels] network gives the levels the network too."""
-    from blitzaco.config import config_from_dict
-
     nn = {"enabled": True, "file": "net.bin", "weight": 0.3, "classical": 0.7}
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board = chess.Board(ITALIAN)
     results = []
     for config in (config_from_dict({"eval": {"nn": nn}}), config_from_dict({"eval": {"nn": {"enabled": False}}})):
         engine = searching_engine(config)
@@ -370,7 +417,7 @@ def test_a_levels_moves_stay_within_its_node_limit_and_the_clock(level: int) -> 
     engine = searching_engine()
     engine.set_option("skill_level", level)
     cap = engine.config.levels.level_nodes[level]
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board = chess.Board(ITALIAN)
     for _ in range(3):
         result = engine.think(board, Limits(wtime=600_000, btime=600_000))
         assert 0 < result.nodes <= cap and result.move in board.legal_moves
@@ -449,3 +496,277 @@ def test_a_low_level_loses_a_material_down_position_that_full_strength_wins(down
         assert result == "0-1" or (result is None and lead >= 5), (result, lead, board.fen())
     else:  # level 0, a knight down, loses
         assert result == "1-0" or (result is None and lead <= -5), (result, lead, board.fen())
+
+
+# ------------------------------------------------------------------ the root and the nodes
+
+
+def test_root_order_puts_captures_and_queen_promotions_first_by_mvv_lva() -> None:
+    """The first iteration's root order: captures and queen promotions, the most
+    valuable victim first (a promotion adds its queen), the cheaper attacker next,
+    equal keys in python-chess's generation order (the knight on e7 before the one on
+    a5); then every other move in the order given, under-promotions among them."""
+    board = chess.Board("r1n1k3/1P2N3/2q5/N2pP3/8/8/8/2R1K3 w - d6 0 1")
+    moves = list(board.legal_moves)
+    random.Random(1).shuffle(moves)
+    ordered = [move.uci() for move in root_order(board, moves)]
+    tactical = ["b7a8q", "b7c8q", "b7b8q", "e7c6", "a5c6", "c1c6", "e7c8", "e5d6", "e7d5"]
+    assert ordered[: len(tactical)] == tactical
+    assert ordered[len(tactical):] == [move.uci() for move in moves if move.uci() not in tactical]
+    # Only the moves given are ordered: searchmoves keep their own order after the captures.
+    assert [move.uci() for move in root_order(board, [chess.Move.from_uci(u) for u in ("e1d2", "a5c6", "e1f2")])] \
+        == ["a5c6", "e1d2", "e1f2"]
+
+
+def test_the_search_starts_from_the_root_order() -> None:
+    """A search's root moves start in root_order's order (what the first iteration
+    searches first), with the engine's own board set up at the root."""
+    board = chess.Board("r1n1k3/1P2N3/2q5/N2pP3/8/8/8/2R1K3 w - d6 0 1")
+    search = direct_search(board)
+    assert [rm.move for rm in search.root_moves] == root_order(board, list(board.legal_moves))
+    assert search.board.to_chess().fen() == board.fen()
+    assert unsigned_key(search.board.key) == compute_key(board)
+
+
+def test_quiescence_stands_pat_on_the_static_evaluation_and_takes_what_hangs() -> None:
+    """The quiescence search at the root, on the evaluator the search keeps up by
+    make and unmake: with no capture it is the static score of the position (as
+    StaticEval scores it from scratch); with a free queen to take it is the better of
+    standing pat and the static score after taking (the opponent then has no capture)."""
+    quiet = chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    search = direct_search(quiet)
+    assert search._qsearch(0, -INFINITE, INFINITE, False) == search.static.evaluate(quiet)
+    hanging = chess.Board("4k3/8/8/3q4/8/8/8/3QK3 w - - 0 1")
+    search = direct_search(hanging)
+    after = hanging.copy()
+    after.push_uci("d1d5")
+    expected = max(search.static.evaluate(hanging), -search.static.evaluate(after))
+    assert expected > 500
+    assert search._qsearch(0, -INFINITE, INFINITE, False) == expected
+    assert search.board.ply == search.root_ply  # the board is back at the root
+
+
+def test_mate_at_the_horizon_is_seen_by_both_node_functions() -> None:
+    """After a mating move, the quiescence search (in check, every evasion tried) and
+    the full-width node both score the position as mated at that ply."""
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    search = direct_search(board)
+    search._make(encode_move(chess.Move.from_uci("d1d8")))
+    assert search.board.in_check()
+    assert search._qsearch(1, -INFINITE, INFINITE, True) == -MATE + 1
+    assert search._search(3, 1, -INFINITE, INFINITE, True, True) == -MATE + 1
+    search._unmake()
+    assert unsigned_key(search.board.key) == compute_key(board)
+
+
+def _declared_fields(name: str) -> list[str]:
+    """The annotated fields of class *name* in search.py's source (the compiled
+    class keeps no annotations to read)."""
+    source = Path(__file__).resolve().parent.parent / "src" / "blitzaco" / "search.py"
+    tree = ast.parse(source.read_text())
+    found = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name)
+    return [node.target.id for node in found.body
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
+
+
+def test_search_params_hold_every_field_of_the_configuration() -> None:
+    """SearchParams copies the SearchConfig fields the nodes read, under their names:
+    with every one of them set apart from the others (integers all different, the
+    switches in several patterns), each is read back as the configuration has it."""
+    names = _declared_fields("SearchParams")
+    config_fields = {field.name: field for field in dataclasses.fields(SearchConfig)}
+    assert names and set(names) <= set(config_fields)
+    default = Config().search
+    switches = [name for name in names if isinstance(getattr(default, name), bool)]
+    numbers = [name for name in names if name not in switches]
+    assert len(switches) > 5 and len(numbers) > 10
+    for pattern in range(5):
+        changes: dict[str, object] = {name: bool(index >> pattern & 1) for index, name in enumerate(switches)}
+        changes |= {name: getattr(default, name) + 1 + index + pattern for index, name in enumerate(numbers)}
+        config = dataclasses.replace(default, **changes)  # type: ignore[arg-type]
+        params = SearchParams(config)
+        assert {name: getattr(params, name) for name in names} == {name: getattr(config, name) for name in names}
+
+
+# ------------------------------------------------------------------ the table as the search uses it
+
+
+def test_a_mate_found_through_the_table_keeps_its_distance() -> None:
+    """Mate scores are stored relative to the node: after the mate in two is found,
+    the same engine (its table kept) reaches the position after the first moves and
+    reports a mate in one, not the distance the table was written with."""
+    engine = searching_engine()
+    board = chess.Board("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1")  # WAC.004
+    first = engine.think(board, Limits(depth=8))
+    assert first.move == chess.Move.from_uci("h6h7") and mate_in(first.score or 0) == 2
+    board.push(first.move)
+    reply = engine.think(board, Limits(depth=7))
+    assert reply.move is not None and mate_in(reply.score or 0) == -1
+    board.push(reply.move)
+    final = engine.think(board, Limits(depth=6))
+    assert mate_in(final.score or 0) == 1
+    board.push(final.move)
+    assert board.is_checkmate()
+
+
+def test_a_cleared_table_forgets_every_entry() -> None:
+    """Clearing forgets every entry of a search and keeps finding the new ones
+    (compiled by a new salt; test_native.py runs the same check there, the salt
+    coming round)."""
+    assert table_check(16, 40) > 300
+
+
+@pytest.mark.parametrize("megabytes", [1, 3])
+def test_hash_bounds_the_table(megabytes: int) -> None:
+    """Hash is a bound: the largest power of two of 16-byte entries that fits, taken
+    on the first search; compiled, a table with every slot filled with realistic
+    entries stays within Hash megabytes as tracemalloc counts memory (interpreted,
+    the empty table's slots do: a filled slot's Python integers cost more)."""
+    import tracemalloc
+
+    table = TranspositionTable(megabytes)
+    budget = megabytes * 1024 * 1024
+    assert len(table) * ENTRY_BYTES <= budget < 2 * len(table) * ENTRY_BYTES
+    assert not table.allocated
+    rng = random.Random(megabytes)
+    tracemalloc.start()
+    try:
+        table.new_search()
+        assert table.allocated and len(table.keys) == len(table.data) == len(table)
+        if not INTERPRETED:
+            for index in range(len(table)):
+                key = rng.getrandbits(64) & ~table.mask | index
+                table.store(key, rng.randrange(1, 1 << 15), rng.randrange(-32000, 32000), rng.randrange(1, 64), EXACT)
+        used = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert used <= budget + 4096  # the slots, and the two arrays' headers
+    if not INTERPRETED:
+        assert table.hashfull() == 1000
+
+
+def test_the_table_takes_its_memory_on_isready_not_on_the_clock() -> None:
+    """The table's memory is taken by prepare (what isready calls), kept by clear
+    (ucinewgame) and resize empties it; not at start-up, which stays quick."""
+    engine = searching_engine()
+    table = engine.tt
+    assert isinstance(table, TranspositionTable) and not table.allocated
+    engine.prepare()
+    assert table.allocated and len(table) == table.mask + 1
+    table.store(12345, 77, 10, 3, EXACT)
+    assert table.probe(12345) is not None
+    engine.new_game()
+    assert table.allocated and table.probe(12345) is None
+    engine.set_option("hash_mb", 2)
+    assert not table.allocated and len(table) == 2 * 1024 * 1024 // ENTRY_BYTES
+
+
+# ------------------------------------------------------------------ the off-board terms
+
+
+def test_the_engine_searches_with_every_term(built_searches: list[Search]) -> None:
+    """The engine builds one Search per move; the pheromone memory (its bonus and its
+    ordering) and the spectral term each change the tree it searches, and the
+    spectral features are computed in it."""
+    board = chess.Board(ITALIAN)
+    plain = searching_engine().think(board, Limits(depth=5))
+    assert len(built_searches) == 1 and isinstance(built_searches[0], Search)
+    assert not built_searches[0].extras_on and not built_searches[0].spectral_on
+    for terms in ({"pheromone": True}, {"spectral": True}):
+        built_searches.clear()
+        engine = searching_engine(_with(Config(), **terms))
+        result = engine.think(board, Limits(depth=5))
+        assert len(built_searches) == 1 and built_searches[0].extras_on, terms
+        assert result.move in board.legal_moves
+        assert result.nodes != plain.nodes, terms
+        if terms.get("spectral"):
+            assert built_searches[0].spectral_on
+            assert engine.static.spectral is not None and engine.static.spectral.computed > 0
+
+
+def test_the_off_board_terms_are_the_spectral_advantage_and_the_trail_bonus() -> None:
+    """What the search adds to the evaluator's score at a node, on 120 random
+    positions (some Chess960, trails laid on half): entered deep enough, the spectral
+    advantage of the position's own features (side to move's view) plus eval_weight
+    times its strongest trail; at a child entered in the quiescence search, the
+    parent's spectral value (inherited) plus the child's own trail bonus."""
+    from blitzaco.spectral import SpectralTerm, position_features
+
+    config = _with(Config(), pheromone=True, spectral=True)
+    trails = Trails(config.pheromone)
+    static = StaticEval(config, trails)
+    static.use_trails(True)
+    assert static.extra_terms() and static.per_node
+    oracle = SpectralTerm(config.eval.spectral)
+    weight = config.pheromone.eval_weight
+    deep = config.eval.spectral.min_depth
+    rng = random.Random(29)
+    compared = spectral = bonus = 0
+    while compared < 120:
+        reference = chess.Board.from_chess960_pos(rng.randrange(960)) if rng.random() < 0.3 else chess.Board()
+        for _ in range(rng.randrange(4, 60)):
+            moves = list(reference.legal_moves)
+            if not moves:
+                break
+            reference.push(rng.choice(moves))
+        moves = list(reference.legal_moves)
+        if not moves:
+            continue
+        if rng.random() < 0.5:
+            trails.deposit(compute_key(reference), encode_move(rng.choice(moves)), rng.uniform(0.05, 1.0))
+        own = Board.from_chess(reference)
+        static.enter(own, 2, deep)
+        advantage = oracle.advantage(position_features(reference))
+        sign = 1 if reference.turn == chess.WHITE else -1
+        expected = sign * advantage + int(weight * trails.strongest(compute_key(reference)))
+        assert static.extras(own.side == WHITE, unsigned_key(own.key)) == expected, reference.fen()
+        move = rng.choice(moves)
+        child = reference.copy()
+        child.push(move)
+        if rng.random() < 0.5:
+            child_moves = list(child.legal_moves)
+            if child_moves:
+                trails.deposit(compute_key(child), encode_move(rng.choice(child_moves)), rng.uniform(0.05, 1.0))
+        own.make(encode_move(move))
+        static.enter(own, 3, 0)
+        inherited = -sign * advantage + int(weight * trails.strongest(compute_key(child)))
+        assert static.extras(own.side == WHITE, unsigned_key(own.key)) == inherited, child.fen()
+        compared += 1
+        spectral += advantage != 0
+        bonus += trails.strongest(compute_key(reference)) > 0
+    assert spectral > 100 and 30 < bonus < 100
+
+
+def test_the_trails_order_the_search_only_with_their_ordering_switch() -> None:
+    """The plan's trails reach the move pickers when [pheromone] ordering is on (and
+    change the tree: a marked quiet reply to every root move is searched first);
+    with it off the pickers get none and the tree is the one without trails (the
+    bonus is off: eval_weight 0)."""
+    board = chess.Board(ITALIAN)
+    config = _with(Config(), pheromone=True)
+    config = dataclasses.replace(config, pheromone=dataclasses.replace(config.pheromone, eval_weight=0))
+
+    def laid(ordering: bool) -> Trails:
+        """Trails with the ordering switch as given, a marked quiet reply to every root move."""
+        trails = Trails(dataclasses.replace(config.pheromone, ordering=ordering))
+        rng = random.Random(3)
+        for move in board.legal_moves:
+            child = board.copy()
+            child.push(move)
+            quiet = [reply for reply in child.legal_moves if not child.is_capture(reply)]
+            trails.deposit(compute_key(child), encode_move(rng.choice(quiet)), 1.0)
+        return trails
+
+    def nodes(plan_trails: Trails | None) -> tuple[int, bool]:
+        static = StaticEval(config, plan_trails or laid(True))
+        search = direct_search(board, config, trails=plan_trails, static=static)
+        for _ in search.iterate(4):
+            pass
+        return search.nodes, search.pickers[1].trails is not None
+
+    without, has = nodes(None)
+    assert not has
+    ordered, has = nodes(laid(True))
+    assert has and ordered != without
+    switched_off, has = nodes(laid(False))
+    assert not has and switched_off == without

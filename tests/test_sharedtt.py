@@ -1,7 +1,7 @@
 """The shared-memory transposition table of Threads > 1, through its public API:
-every field round-trips, torn and foreign entries read as misses, it replaces
-entries as the list table does, and processes writing the same slots at once never
-read a mixed entry."""
+every field round-trips, torn and foreign entries read as misses, it and the
+process's own table replace entries by the documented rule (a plain model of it
+below), and processes writing the same slots at once never read a mixed entry."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from blitzaco.sharedtt import SharedTranspositionTable, pack_entry
-from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, TranspositionTable
+from blitzaco.tt import EXACT, LOWER, UPPER, Entry, TranspositionTable
 
 
 @pytest.fixture
@@ -75,30 +75,77 @@ def test_foreign_and_torn_entries_read_as_misses(table: SharedTranspositionTable
     assert table.probe(b) == (b, 99, -40, 9, LOWER, 0)
 
 
-def test_the_shared_table_replaces_as_the_list_table_does(table: SharedTranspositionTable) -> None:
-    """Keys that share their low 16 bits meet in one slot of both tables: the same
-    sequence of stores and searches leaves the same entries in both."""
-    listed = TranspositionTable(1)
-    native = NativeTable(1)  # the process's own table of the native search
-    rng = random.Random(7)
-    keys = [rng.getrandbits(48) << 16 | 0x2A2A for _ in range(6)]
-    for step in range(3000):
-        if rng.random() < 0.05:
-            listed.new_search()
-            native.new_search()
+class ModelTable:
+    """The replacement rule written plainly (tt.py's module documentation): one
+    entry per slot (the low bits of the key); a store replaces the slot's entry when
+    it is empty, holds the same position (whose move is kept when the new result has
+    none), was written by an earlier search, or is no deeper than the new one."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.entries: dict[int, Entry] = {}
+        self.generation = 0
+
+    def new_search(self) -> None:
+        self.generation += 1
+
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
+        old = self.entries.get(key % self.slots)
+        generation = self.generation & 255
+        if old is not None:
+            if old[0] == key:
+                move = move or old[1]
+            elif old[5] == generation and depth < old[3]:
+                return
+        self.entries[key % self.slots] = (key, move, score, min(depth, 255), bound, generation)
+
+    def probe(self, key: int) -> Entry | None:
+        entry = self.entries.get(key % self.slots)
+        return entry if entry is not None and entry[0] == key else None
+
+
+def test_the_model_can_tell_the_rules_apart() -> None:
+    """The model keeps a deeper entry of this search against a shallower store of
+    another position, and gives way to it in the next search."""
+    model = ModelTable(16)
+    model.store(16 + 3, 5, 10, 9, EXACT)
+    model.store(32 + 3, 6, 20, 2, EXACT)
+    assert model.probe(16 + 3) is not None and model.probe(32 + 3) is None
+    model.new_search()
+    model.store(32 + 3, 6, 20, 2, EXACT)
+    assert model.probe(16 + 3) is None and model.probe(32 + 3) == (32 + 3, 6, 20, 2, EXACT, 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_both_tables_replace_by_the_rule(table: SharedTranspositionTable, seed: int) -> None:
+    """Keys that share their low 16 bits meet in one slot (and some in other slots,
+    and some with the top bit set): the same sequence of stores and searches (past
+    the generation's 8 bits) leaves the process's own table, the shared one and the
+    model answering every probe alike, and the search's view (signed keys, packed
+    entries) is the same in both tables."""
+    own = TranspositionTable(1)
+    model = ModelTable(len(own))
+    rng = random.Random(seed)
+    keys = [rng.getrandbits(48) << 16 | 0x2A2A for _ in range(6)] + [rng.getrandbits(64) for _ in range(6)]
+    keys += [1 << 63 | rng.getrandbits(47) << 16 | 0x2A2A for _ in range(3)]
+    differing = 0
+    for step in range(4000):
+        if rng.random() < 0.08:
+            own.new_search()
             table.new_search()
+            model.new_search()
         key = rng.choice(keys)
         move = rng.choice((0, rng.randrange(1, 1 << 15)))
-        args = (key, move, rng.randrange(-500, 500), rng.randrange(1, 20), rng.choice((EXACT, LOWER, UPPER)))
-        listed.store(*args)
-        native.store(*args)
+        args = (key, move, rng.randrange(-32100, 32100), rng.randrange(1, 300), rng.choice((EXACT, LOWER, UPPER)))
+        own.store(*args)
         table.store(*args)
+        model.store(*args)
         probe = rng.choice(keys)
-        assert table.probe(probe) == listed.probe(probe) == native.probe(probe), step
-        # The native search's view: signed keys, packed entries, the same as its own table's.
+        assert own.probe(probe) == table.probe(probe) == model.probe(probe), step
         signed = probe - (1 << 64) if probe >= 1 << 63 else probe
-        assert table.find(signed) == native.find(signed), step
-    assert listed.generation < 256  # the shared table keeps the generation's low 8 bits
+        assert own.find(signed) == table.find(signed), step
+        differing += model.probe(probe) is None
+    assert own.generation > 256 and differing > 100  # the generation came round; slots were taken from others
 
 
 def test_clear_new_search_and_hashfull(table: SharedTranspositionTable) -> None:

@@ -3,6 +3,8 @@ every figure (no figure is checked: they are measurements, not behaviour)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from blitzaco.engine import MAX_THREADS
@@ -10,13 +12,16 @@ from blitzaco.tools.smpbench import main, table_costs, time_to_depth
 
 
 def test_table_costs_are_reported_for_both_tables() -> None:
+    """The process's own table and the shared one, each with its three costs."""
     costs = table_costs(operations=2000, hash_mb=1, rounds=1)
-    assert [cost.table for cost in costs] == ["list", "native", "shared"]
+    assert [cost.table for cost in costs] == ["own", "shared"]
     assert all(cost.probe_hit_us >= 0 and cost.probe_miss_us >= 0 and cost.store_us >= 0 for cost in costs)
 
 
 @pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
 def test_time_to_depth_with_one_and_two_threads() -> None:
+    """The whole script at depth 2 on two positions: the table costs, a summary line
+    per thread count with the speed-up, and one run's depth and nodes."""
     lines: list[str] = []
     assert main(["--depth", "2", "--positions", "2", "--hash", "1", "--operations", "500"], out=lines.append) == 0
     assert any(line.startswith("  shared ") for line in lines), lines
@@ -26,7 +31,8 @@ def test_time_to_depth_with_one_and_two_threads() -> None:
     assert runs[0].depth == 2 and runs[0].nodes > 0
 
 
-def test_config_file_reaches_the_searches(tmp_path, monkeypatch, capsys) -> None:
+def test_config_file_reaches_the_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
     """--config: the searches get the file's configuration (other skip tables), and a
     bad file is refused with the key it names."""
     from blitzaco.tools import smpbench

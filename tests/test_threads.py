@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -25,15 +24,15 @@ import chess.engine
 import pytest
 from uci_driver import UciProcess, descendants, process_alive
 
+from blitzaco.board import compute_key
 from blitzaco.config import Config
 from blitzaco.engine import MAX_THREADS, Engine
-from blitzaco.position import Position, compute_key
 from blitzaco.search import Search, SearchPlan
 from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.shm import shared_room
 from blitzaco.smp import MAX_HELPERS
 from blitzaco.timeman import Limits
-from blitzaco.tt import NativeTable, TranspositionTable
+from blitzaco.tt import TranspositionTable
 
 two_cores = pytest.mark.skipif(MAX_THREADS < 2, reason="Threads 2 needs two cores")
 has_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
@@ -145,42 +144,37 @@ def test_isready_is_answered_while_two_threads_search(uci: UciProcess) -> None:
 # ------------------------------------------------------ the engine's own API
 
 
-def _with_native(native: bool) -> Config:
-    config = Config()
-    return replace(config, search=replace(config.search, native=native))
-
-
 def _record_searches(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Search]:
-    """The searches *module*'s ``new_search`` builds from now on, in order."""
+    """The searches built through *module*'s ``Search`` from now on, in order."""
     built: list[Search] = []
-    real_search = module.new_search
+    real_search = module.Search
 
-    def recorded(pos: Position, plan: SearchPlan) -> Search:
-        search = real_search(pos, plan)
+    def recorded(board: chess.Board, plan: SearchPlan) -> Search:
+        search = real_search(board, plan)
         built.append(search)
         return search
 
-    monkeypatch.setattr(module, "new_search", recorded)
+    monkeypatch.setattr(module, "Search", recorded)
     return built
 
 
-@pytest.mark.parametrize("native", [True, False])
-def test_a_helper_searches_on_the_board_the_main_search_would(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
-    """A helper builds its search from the same rule as the engine ([search] native,
-    the shared table being a native one): on the engine's own board when native is
-    on, on python-chess's when it is off; either fills the shared table."""
-    from blitzaco import native_search as search_module
+def test_a_helper_searches_into_the_shared_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper builds the engine's search (on the engine's own board, from the
+    helper settings' configuration) on the position it is sent, and fills the
+    shared table with the positions after the root moves."""
+    from blitzaco import search as search_module
     from blitzaco.smp import _CONTROL_WORDS, _TOKEN, HelperSettings, _HelperSearcher
 
     built = _record_searches(monkeypatch, search_module)
     table = SharedTranspositionTable(1)
     words = memoryview(bytearray(8 * _CONTROL_WORDS)).cast("Q")
     try:
-        helper = _HelperSearcher(words, 1, table, HelperSettings(_with_native(native)))
+        helper = _HelperSearcher(words, 1, table, HelperSettings(Config()))
         board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
         words[_TOKEN] = 7
         helper.search(7, 1, board, list(board.legal_moves), 5)
-        assert [type(search).__name__ for search in built] == ["NativeSearch" if native else "Search"]
+        assert len(built) == 1 and isinstance(built[0], Search)
+        assert built[0].table is table
         assert built[0].completed_depth >= 3 and built[0].nodes > 100
         children = []
         for move in board.legal_moves:
@@ -194,21 +188,21 @@ def test_a_helper_searches_on_the_board_the_main_search_would(monkeypatch: pytes
 
 
 @two_cores
-@pytest.mark.parametrize("native", [True, False])
-def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
+def test_go_nodes_counts_the_nodes_of_every_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The limit is reached by the sum: the main search stops short of it on its
-    own, and the reported count is the main search's plus the helper's; the main
-    search runs on the board [search] native chooses, the shared table serving both."""
+    own, and the reported count is the main search's plus the helper's; the shared
+    table serves both."""
     from blitzaco import turn
 
     mains = _record_searches(monkeypatch, turn)
-    engine = Engine(_with_native(native))
+    engine = Engine(Config())
     try:
         engine.set_option("own_book", False)
         engine.set_option("threads", 2)
         assert engine.pool is not None and engine.pool.wait_ready(STARTUP)
         result = engine.think(chess.Board(), Limits(nodes=40000))
-        assert [type(search).__name__ for search in mains] == ["NativeSearch" if native else "Search"]
+        assert len(mains) == 1 and mains[0].table is engine.tt
+        assert isinstance(engine.tt, SharedTranspositionTable)
         main_nodes = mains[0].nodes
         assert result.nodes >= 40000
         assert main_nodes < 40000, "the helper's nodes count towards the limit"
@@ -292,8 +286,9 @@ def test_hash_resizes_the_shared_table_and_threads_1_ends_the_helpers() -> None:
         assert engine.think(chess.Board(), Limits(depth=3)).move is not None
         pool = engine.pool
         engine.set_option("threads", 1)
-        # Back to the single-process table, the native one with [search] native.
-        assert engine.pool is None and isinstance(engine.tt, (TranspositionTable, NativeTable))
+        # Back to the single-process table.
+        assert engine.pool is None and isinstance(engine.tt, TranspositionTable)
+        assert not isinstance(engine.tt, SharedTranspositionTable)
         assert pool.helpers == 0
         assert engine.think(chess.Board(), Limits(depth=3)).move is not None
     finally:

@@ -247,9 +247,8 @@ def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int
     """A search of TRIM_FEN to *max_depth* with the trim's signal *due* (None: no
     trim); returns (search, depths of the completed iterations)."""
     from blitzaco.config import Config
-    from blitzaco.native_search import new_search
     from blitzaco.pheromone import Trails
-    from blitzaco.search import Trim
+    from blitzaco.search import Search, Trim
     from blitzaco.static_eval import StaticEval
     from blitzaco.tt import TranspositionTable
 
@@ -259,7 +258,7 @@ def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int
     trim = Trim(due, depth, fall) if due is not None else None  # type: ignore[arg-type]
     plan = SearchPlan(static, TranspositionTable(1), config.search, SearchControl(Limits(depth=max_depth), None),
                       list(board.legal_moves), trim=trim)
-    search = new_search(static.position(board), plan)
+    search = Search(board, plan)
     return search, [iteration.depth for iteration in search.iterate(max_depth)]
 
 
@@ -321,13 +320,13 @@ def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyP
     from blitzaco.config import Config
 
     trims: list[object] = []
-    real = turn.new_search
+    real = turn.Search
 
-    def recorded(pos: object, plan: SearchPlan) -> object:  # every search the engine builds
+    def recorded(board: chess.Board, plan: SearchPlan) -> object:  # every search the engine builds
         trims.append(plan.trim)
-        return real(pos, plan)  # type: ignore[arg-type]
+        return real(board, plan)
 
-    monkeypatch.setattr(turn, "new_search", recorded)
+    monkeypatch.setattr(turn, "Search", recorded)
     config = Config()
     config = dataclasses.replace(config, time=dataclasses.replace(config.time, trim=trim))
     engine = engine_module.Engine(config)

@@ -23,9 +23,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from blitzaco.config import Config, ConfigError, config_from_dict, dump_toml  # noqa: E402
-from blitzaco.evaluate import Evaluator  # noqa: E402
-from blitzaco.position import Position  # noqa: E402
+from blitzaco.board import Board  # noqa: E402
+from blitzaco.classical import Classical  # noqa: E402
+from blitzaco.config import Config, ConfigError, EvalConfig, config_from_dict, dump_toml  # noqa: E402
 from blitzaco.tools.tune.adopt import adopt, shipped_config_path  # noqa: E402
 from blitzaco.tools.tune.fitness import LINEAR_PATHS, GameFitness, PositionFitness  # noqa: E402
 from blitzaco.tools.tune.optimise import anneal, genetic, texel  # noqa: E402
@@ -46,6 +46,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SMALL = {
     "eval.pawns.isolated": (-60.0, 10.0), "eval.pieces.mobility_knight": (-100.0, 100.0), "eval.tempo": (0.0, 40.0),
 }
+
+
+def white_score(config: EvalConfig, board: chess.Board) -> int:
+    """The engine's classical evaluation of *board* with the weights *config* (the
+    search's evaluator on its own board), White's view."""
+    classical = Classical(config)
+    own = Board.from_chess(board)
+    classical.reset(own)
+    score = int(classical.evaluate(own))
+    return score if board.turn else -score
 
 
 # ------------------------------------------------------------------- the genome
@@ -128,23 +138,24 @@ def test_position_set_rebuilds_the_engine_evaluation(positions: Path) -> None:
     genome = load_spec(default_spec_path()).genome()
     fitness = PositionFitness(data, genome, k=1.0)
     evals = fitness.evals(fitness.theta0.unsqueeze(0))[:, 0]
-    evaluator = Evaluator(Config().eval)
     for row in range(0, len(data), 7):
         board = chess.Board(str(data.fen[row]))
-        score = evaluator.evaluate(Position(board, evaluator.psq))
-        white = score if board.turn else -score
+        white = white_score(Config().eval, board)
         # The engine rounds twice (the scaled endgame score, then the phase blend).
         assert abs(float(evals[row]) - white) < 2.0, board.fen()
         assert data.result[row] in (0.0, 0.5, 1.0)
     changed = genome.encode()
     index = [gene.name for gene in genome.genes].index("eval.pieces.threat_by_pawn.mg")
     changed[index] += 40
-    evaluator = Evaluator(genome.decode(changed).eval)
+    config = genome.decode(changed).eval
     moved = fitness.evals(torch.tensor([changed]))[:, 0]
+    differ = 0
     for row in range(0, len(data), 7):
         board = chess.Board(str(data.fen[row]))
-        score = evaluator.evaluate(Position(board, evaluator.psq))
-        assert abs(float(moved[row]) - (score if board.turn else -score)) < 2.0, board.fen()
+        white = white_score(config, board)
+        assert abs(float(moved[row]) - white) < 2.0, board.fen()
+        differ += white != white_score(Config().eval, board)
+    assert differ > 0, "the moved gene moved no score"
 
 
 def test_position_fitness_refuses_nonlinear_genes_and_other_weights(positions: Path) -> None:
@@ -433,7 +444,7 @@ def test_labelled_positions_are_quiet_seeded_and_resumable(tmp_path: Path) -> No
     """A tiny run of the label command: quiet positions only (not in check, no
     winning capture), scores and results in range; the same seed gives the same file,
     and a run continued to more positions extends it."""
-    from blitzaco.movepick import see_ge
+    from blitzaco.tools.exchange import see_ge
     from blitzaco.tools.tune.labels import generate, read_labels
 
     first = tmp_path / "a.bin"
@@ -549,7 +560,6 @@ def test_label_set_holds_the_blended_target_and_the_engine_evaluation(label_set:
     data = PositionSet.load(label_set)
     records = [record for _, record in zip(range(400), read_labels(LABEL_SAMPLE), strict=False)]
     assert len(data) == len(records) == 400
-    evaluator = Evaluator(Config().eval)
     fitness = PositionFitness(data, load_spec(default_spec_path()).genome(), k=1.0)
     evals = fitness.evals(fitness.theta0.unsqueeze(0))[:, 0]
     blends = set()
@@ -560,8 +570,7 @@ def test_label_set_holds_the_blended_target_and_the_engine_evaluation(label_set:
         assert abs(float(data.result[row]) - expected) < 1e-5
         blends.add(round(float(data.result[row]), 3))
         if row % 9 == 0:
-            score = evaluator.evaluate(Position(record.board, evaluator.psq))
-            assert abs(float(evals[row]) - (score if record.board.turn else -score)) < 2.0
+            assert abs(float(evals[row]) - white_score(Config().eval, record.board)) < 2.0
     assert len(blends) > 100  # not just the three results
 
 

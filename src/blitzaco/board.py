@@ -7,8 +7,8 @@ slider's step off the board lands on a border square instead of wrapping round) 
 
 * a 64-bit Zobrist key from Polyglot's random numbers, equal to
   ``chess.polyglot.zobrist_hash`` in standard chess (and to
-  :func:`blitzaco.position.compute_key` in Chess960 too: castling rights are keyed by
-  the square of the rook that holds them);
+  :func:`compute_key` of the python-chess board in Chess960 too: castling rights are
+  keyed by the square of the rook that holds them);
 * castling rights (standard and Chess960), the en passant square, the halfmove
   clock, the kings' squares and a count of every piece;
 * the keys of every position since the setup, for repetition detection that counts
@@ -58,8 +58,9 @@ if INTERPRETED and not TYPE_CHECKING:  # never entered compiled (mypyc skips suc
             return list
 
 __all__ = [
-    "Board", "perft", "divide", "WHITE", "BLACK", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
-    "EMPTY", "OFFBOARD", "NO_SQUARE", "MAX_MOVES", "unsigned_key",
+    "Board", "perft", "divide", "legal_codes", "WHITE", "BLACK", "PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING",
+    "EMPTY", "OFFBOARD", "NO_SQUARE", "MAX_MOVES", "MAX_PLY", "STACK_PLIES", "CAPACITY", "unsigned_key",
+    "compute_key", "repetition_window",
 ]
 
 # ------------------------------------------------------------------------ pieces
@@ -82,8 +83,16 @@ OFFBOARD: Final = 16
 NO_SQUARE: Final = -1
 #: More pseudo-legal moves than any position has (the record is 218 legal moves).
 MAX_MOVES: Final = 256
-#: Moves a search may make beyond the setup (plies, null moves included).
-MAX_PLY: Final = 256
+#: The deepest ply a search reaches (its lines are at most this long, null moves
+#: included): the search's, the move picker's and the evaluation's per-ply state
+#: are sized by it, and mate scores are those within it of MATE.
+MAX_PLY: Final = 128
+#: Plies of per-ply state a search keeps: its deepest line, the quiescence search's
+#: look one ply beyond it, and a scratch ply for the root's own uses.
+STACK_PLIES: Final = MAX_PLY + 2
+#: Moves a board makes beyond its setup unless told otherwise (a search needs
+#: STACK_PLIES; the tools' walks through whole games more).
+CAPACITY: Final = 256
 
 # ------------------------------------------------------------------------ squares
 # A square of the mailbox is 21 + 10 * rank + file; python-chess's square is
@@ -189,8 +198,7 @@ def _piece_keys() -> vec[i64]:
 def _castle_square_keys() -> vec[i64]:
     """Castling rights keyed by the square of the rook that holds them: Polyglot's
     four numbers on the corners, numbers of our own (from a fixed seed) elsewhere for
-    Chess960. The same numbers as :mod:`blitzaco.position`'s, so that both boards
-    give a position the same key."""
+    Chess960."""
     rng = random.Random(0x626C69747A61636F)  # "blitzaco"
     keys = [rng.getrandbits(64) for _ in range(64)]
     keys[chess.H1] = POLYGLOT_RANDOM_ARRAY[768]
@@ -204,6 +212,31 @@ PIECE_KEY: Final = _piece_keys()
 CASTLE_SQUARE_KEY: Final = _castle_square_keys()
 EP_FILE_KEY: Final = vec[i64]([_signed(POLYGLOT_RANDOM_ARRAY[772 + file]) for file in range(8)])
 WHITE_TO_MOVE_KEY: Final = _signed(POLYGLOT_RANDOM_ARRAY[780])
+
+
+def compute_key(board: chess.Board) -> int:
+    """The key of a python-chess *board* from scratch, unsigned, as a :class:`Board`
+    set up from it keeps it: ``chess.polyglot.zobrist_hash`` in standard chess, the
+    castling rights keyed by their rooks' squares in Chess960 too. For the game's
+    positions (the pheromone memory, the ``d`` command, the ponder move's entry), not
+    for a search's nodes."""
+    key = 0
+    for square, piece in board.piece_map().items():
+        key ^= PIECE_KEY[(piece.piece_type | (0 if piece.color == chess.WHITE else 1) << 3) * 64 + square]
+    for square in chess.scan_forward(board.clean_castling_rights()):
+        key ^= CASTLE_SQUARE_KEY[square]
+    ep = board.ep_square
+    if ep is not None and board.pawns & board.occupied_co[board.turn] & chess.BB_PAWN_ATTACKS[not board.turn][ep]:
+        key ^= EP_FILE_KEY[ep & 7]  # only when a pawn stands ready to take, as Polyglot keys it
+    if board.turn == chess.WHITE:
+        key ^= WHITE_TO_MOVE_KEY
+    return unsigned_key(key)
+
+
+def repetition_window(board: chess.Board) -> int:
+    """How many of *board*'s last moves repetition detection needs: those since the
+    last capture or pawn move (no position before it can recur)."""
+    return min(board.halfmove_clock, len(board.move_stack))
 
 # ------------------------------------------------------------------------ castling
 # Four rights, one bit each: White's h-side (king side), White's a-side, Black's
@@ -284,7 +317,7 @@ class Board:
     #: squares), kept by every change of :attr:`squares`; move generation walks it.
     occupied: vec[i64]
 
-    def __init__(self, capacity: i64 = MAX_PLY) -> None:
+    def __init__(self, capacity: i64 = CAPACITY) -> None:
         """An empty board (no pieces, White to move); :meth:`from_chess` fills one.
         *capacity* is how many moves it can make beyond its setup."""
         squares = vec[i64]([OFFBOARD] * 120)
@@ -317,12 +350,12 @@ class Board:
     # ---------------------------------------------------------------- set-up
 
     @staticmethod
-    def from_chess(board: chess.Board, capacity: i64 = MAX_PLY) -> Board:
+    def from_chess(board: chess.Board, capacity: i64 = CAPACITY) -> Board:
         """The position of *board*, with as much of its game as repetition detection
         can need (the moves since the last capture or pawn move), made on this board
         so that their keys are in :attr:`keys`. The search's root is the last of them.
         *capacity*: moves the search may make beyond it."""
-        replay = min(board.halfmove_clock, len(board.move_stack))
+        replay = repetition_window(board)
         start = board.copy(stack=replay).root() if replay else board.copy(stack=False)
         result = Board(capacity + replay)
         result._place(start)
@@ -333,22 +366,6 @@ class Board:
                 result.make_null()
         result.root = result.ply
         return result
-
-    def adopt_history(self, keys: list[int], barrier: int = 0) -> None:
-        """Take *keys* (a game's position keys, oldest first, this position's last;
-        unsigned, as :class:`blitzaco.position.Position` keeps them, or signed) as the
-        game before this position, for repetition detection; this position becomes the
-        root. *barrier*: the index of the position after the last null move among
-        them (0: none). The board must have been set up with room for
-        ``len(keys) - 1`` moves more than it will make, and hold no moves yet."""
-        if self.ply != 0 or _signed(keys[len(keys) - 1]) != self.key:
-            raise ValueError("the history does not end in this position")
-        for index in range(len(keys)):
-            self.keys[index] = _signed(keys[index])
-        self.ply = len(keys) - 1
-        self.root = self.ply
-        self.barrier = barrier
-        self.checks[self.ply] = CHECK_UNKNOWN
 
     def _place(self, board: chess.Board) -> None:
         self.chess960 = board.chess960
@@ -1041,6 +1058,13 @@ def perft(board: Board, depth: i64) -> i64:
         return 1
     out = vec[i64]([0] * (MAX_MOVES * (depth + 1)))
     return _perft(board, depth, out, 0)
+
+
+def legal_codes(board: Board) -> list[int]:
+    """The legal moves of *board*, as codes, in the board's generation order."""
+    out = vec[i64]([0] * MAX_MOVES)
+    end = _legal_moves(board, out, 0)
+    return [int(out[i]) for i in range(end)]
 
 
 def divide(board: Board, depth: i64) -> list[tuple[i64, i64]]:

@@ -1,11 +1,32 @@
 """The classical evaluation on the engine's own board (:mod:`blitzaco.board`),
-written for mypyc: the terms and the numbers of :mod:`blitzaco.evaluate`, which
-evaluates a python-chess board, computed here from the mailbox.
+written for mypyc: a tapered evaluation of material and piece-square tables plus the
+classical terms.
 
-Every term is :mod:`blitzaco.evaluate`'s, with the same weights from the same
-:class:`~blitzaco.config.EvalConfig` and the same integer arithmetic, so the score
-of a position is the same number (``tests/test_classical.py`` holds the two
-together term by term). See that module for what each term means.
+Scores are centipawns. Every weight is a midgame/endgame pair from
+:class:`~blitzaco.config.EvalConfig`; the game phase (knights and bishops 1, rooks 2,
+queens 4, 24 = the opening) blends the two. The terms:
+
+* material and piece-square tables, kept up to date incrementally (a node pays
+  nothing for them);
+* pawn structure (doubled, isolated, backward, supported, phalanx, passed pawns by
+  rank, with a free path and king distances), cached by pawn placement;
+* pieces: bishop pair, mobility on safe squares, rooks on open and semi-open files
+  and the seventh rank, knight and bishop outposts;
+* king safety: pawn shield, open files next to the king, and the weight of the
+  enemy pieces attacking the squares around it, scaled by how many attack;
+* threats: pieces attacked by pawns, rooks and queens by minor pieces, queens by
+  rooks, and pieces attacked and not defended;
+* tempo for the side to move, and a scale factor on the endgame score for drawish
+  endgames (opposite-coloured bishops; the side ahead without pawns and little more
+  than a minor piece ahead).
+
+All terms are computed for White and for Black by the same code on mirrored squares,
+so a position and its colour mirror get exactly opposite scores. With
+:attr:`Classical.tracing` on, the same code records every term for both colours and
+phases and every feature count (:func:`blitzaco.trace.classical_trace`): the ``eval``
+command prints the former, the weight tuner fits weights to the latter.
+``tests/data/eval_scores.csv`` holds recorded scores of 200 positions, written when
+the python-chess evaluator this one was ported from and held against left the package.
 
 Bitboards are signed 64-bit integers here (``i64``; h8, bit 63, is the sign bit), so
 that the pure and the compiled build compute the same numbers: a left shift never
@@ -30,12 +51,12 @@ from mypy_extensions import i64
 from blitzaco.board import (
     BISHOP,
     BIT,
+    CAPACITY,
     EMPTY,
     INTERPRETED,
     KING,
     KNIGHT,
     M32,
-    MAX_PLY,
     PAWN,
     QUEEN,
     ROOK,
@@ -49,21 +70,24 @@ from blitzaco.board import (
     bit_index,
 )
 from blitzaco.config import EvalConfig
-from blitzaco.evaluate import FULL_PHASE, SCALE_NORMAL
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
 
 __all__ = ["Classical", "TERM_NAMES", "FULL_PHASE", "SCALE_NORMAL"]
 
-#: Phase weight by piece type, the full phase, the scale's unit: as evaluate's.
+#: Phase weight by piece type: knight and bishop 1, rook 2, queen 4, so that the
+#: starting position has phase FULL_PHASE.
 PHASE: Final = vec[i64]([0, 0, 1, 1, 2, 4, 0, 0])
-#: The rows of the trace, in evaluate's order (evaluate.TERMS).
+FULL_PHASE: Final = 24
+#: The endgame score is multiplied by scale / SCALE_NORMAL.
+SCALE_NORMAL: Final = 64
+#: The rows of the trace (and of the ``eval`` table), in order.
 TERM_NAMES: Final = (
     "Material", "PST", "Pawns", "Passed", "Knights", "Bishops", "Rooks", "Queens", "Mobility",
     "King safety", "Threats", "Tempo",
 )
-#: Piece names by type, as the features name them (evaluate's trace).
+#: Piece names by type, as the features name them.
 PIECE_NAMES: Final = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
 #: The mobility features by piece type (knight 2 ... queen 5).
 MOBILITY_NAMES: Final = ("", "", "pieces.mobility_knight", "pieces.mobility_bishop", "pieces.mobility_rook",
@@ -185,7 +209,7 @@ def flip(bb: i64) -> i64:
 
 def _shield_table() -> vec[i64]:
     """``SHIELD[side * 64 + square]``: the king's file and its neighbours, one and two
-    ranks ahead (evaluate._SHIELD)."""
+    ranks ahead."""
     table = vec[i64]([0] * 128)
     for side in range(2):
         for square in range(64):
@@ -244,12 +268,12 @@ def _pairs(values: tuple[tuple[int, int], ...], index: int) -> vec[i64]:
 
 
 class Classical:
-    """The classical evaluation of :mod:`blitzaco.evaluate` for a :class:`Board`.
+    """The classical evaluation of a :class:`Board` (see the module's documentation).
 
     Not thread-safe: one search owns one. :meth:`reset` it on the board the search
     starts from."""
 
-    #: psq[piece * 64 + square]: material plus table, White's view (evaluate.psq).
+    #: psq[piece * 64 + square]: material plus table, White's view.
     psq_mg: vec[i64]
     psq_eg: vec[i64]
     classical: bool
@@ -270,7 +294,7 @@ class Classical:
     traced_scale: i64
     features: dict[str, list[int]]
     #: ``terms[term * 4 + k]``: White mg, White eg, Black mg, Black eg (each colour's
-    #: own view), as evaluate.Trace.terms.
+    #: own view), as :attr:`blitzaco.trace.Trace.terms`.
     terms: vec[i64]
     #: Each colour's midgame material value by piece type (for the scale rules).
     npm: vec[i64]
@@ -294,7 +318,7 @@ class Classical:
             for piece_type in range(1, 7):
                 mg_table, eg_table = tables[piece_type]  # type: ignore[misc]
                 for square in range(64):
-                    # Tables are written a8 first (evaluate._build_psq).
+                    # Tables are written a8 first (as config.toml shows them).
                     index = square ^ 56 if side == WHITE else square
                     code = piece_type | side << 3
                     psq_mg[code * 64 + square] = sign * (values[piece_type][0] + mg_table[index])
@@ -343,9 +367,9 @@ class Classical:
         self.no_pawns_minor = scale.no_pawns_minor
         self.no_pawns = scale.no_pawns
         self.tempo_mg, self.tempo_eg = config.tempo
-        self.mg = vec[i64]([0] * (MAX_PLY + 1))
-        self.eg = vec[i64]([0] * (MAX_PLY + 1))
-        self.phase = vec[i64]([0] * (MAX_PLY + 1))
+        self.mg = vec[i64]([0] * (CAPACITY + 1))
+        self.eg = vec[i64]([0] * (CAPACITY + 1))
+        self.phase = vec[i64]([0] * (CAPACITY + 1))
         self.top = 0
         self.tracing = False
         self.terms = vec[i64]([0] * (len(TERM_NAMES) * 4))
@@ -354,7 +378,7 @@ class Classical:
         self.traced_mg = 0
         self.traced_eg = 0
         self.traced_scale = SCALE_NORMAL
-        # The feature counts of the last traced evaluation (evaluate's Trace.features:
+        # The feature counts of the last traced evaluation (as Trace.features:
         # the name of the weight, White's and Black's counts).
         self.features: dict[str, list[int]] = {}
         self.pieces = vec[i64]([0] * 64)
@@ -478,7 +502,8 @@ class Classical:
 
     @final
     def material_and_tables(self, board: Board) -> i64:
-        """Material and tables alone, for the side to move (evaluate's function)."""
+        """Material and tables alone, for the side to move: the evaluation with
+        ``classical`` off, and the search's lazy estimate of the classical one."""
         return self._blend(self.mg[self.top], self.eg[self.top], self.phase[self.top], SCALE_NORMAL, board.side, 0, 0)
 
     @final
@@ -739,7 +764,7 @@ class Classical:
 
     @final
     def _pawn_side(self, own: i64, theirs: i64, side: i64) -> tuple[i64, i64, i64, i64]:
-        """evaluate._pawn_side: one side's structure seen from White's side."""
+        """One side's pawn structure seen from White's side."""
         own_att = white_pawn_attacks(own)
         their_att = black_pawn_attacks(theirs)
         files = south_fill(north_fill(own))
@@ -787,7 +812,7 @@ class Classical:
         self, board: Board, side: i64, area: i64, zone: i64, outposts: i64, open_files: i64,
         semi_open_files: i64, their_pawns: i64, their_king: i64,
     ) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
-        """evaluate._pieces: (mg, eg, attacked, by minors, by rooks, king-attack
+        """The pieces' terms: (mg, eg, attacked, by minors, by rooks, king-attack
         units, king attackers) of one side's knights, bishops, rooks and queens."""
         squares = board.squares
         mg: i64 = 0
@@ -886,7 +911,7 @@ class Classical:
 
     @final
     def _passers(self, side: i64, passed: i64, occupied: i64, own_king: i64, their_king: i64) -> tuple[i64, i64]:
-        """evaluate._passers: free paths and king distances (the side's own view)."""
+        """Passed pawns' free paths and king distances (the side's own view)."""
         mg: i64 = 0
         eg: i64 = 0
         step: i64 = 8 if side == WHITE else -8
@@ -921,7 +946,7 @@ class Classical:
     def _king(
         self, side: i64, king: i64, own_pawns: i64, own_files: i64, their_files: i64, units: i64, attackers: i64
     ) -> tuple[i64, i64]:
-        """evaluate._king: shelter and attack of one side's king (its own view)."""
+        """Shelter and attack of one side's king (its own view)."""
         shield = popcount(own_pawns & SHIELD[side * 64 + king])
         files = KING_FILES[king]
         opened = popcount(files & ~(own_files | their_files))
@@ -949,7 +974,7 @@ class Classical:
     def _scale(
         self, pawns: i64, white: i64, black: i64, knights: i64, bishops: i64, rooks: i64, queens: i64, eg: i64
     ) -> i64:
-        """evaluate._scale: the endgame scale factor (of SCALE_NORMAL)."""
+        """The endgame scale factor (of SCALE_NORMAL)."""
         wb = bishops & white
         bb = bishops & black
         if wb != 0 and bb != 0 and popcount(wb) == 1 and popcount(bb) == 1 and ((wb & DARK) != 0) != ((bb & DARK) != 0):

@@ -28,9 +28,6 @@ def _parser() -> argparse.ArgumentParser:
     perft = commands.add_parser("perft", help="count leaf nodes of the move tree, split by root move")
     perft.add_argument("depth", type=int)
     perft.add_argument("fen", nargs="*", help="position (default: the start position)")
-    perft.add_argument(
-        "--core", action="store_true", help="walk the engine's own board (blitzaco.board) instead of the search's"
-    )
     commands.add_parser("config", help="print the built-in configuration as TOML (config.toml, the defaults)")
     analyse = commands.add_parser("analyse", help="classify every move of the games in a PGN file")
     analyse.add_argument("pgn", help="the games")
@@ -98,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             print("blitzaco: perft depth must be at least 1", file=sys.stderr)
             return 2
         total = 0
-        split = _core_divide(board, args.depth) if args.core else [(m.uci(), n) for m, n in divide(board, args.depth)]
+        split = [(board.uci(move), count) for move, count in divide(board, args.depth)]
         for move, count in split:
             print(f"{move}: {count}")
             total += count
@@ -111,14 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     for line in Engine(config).explain(board):
         print(line)
     return 0
-
-
-def _core_divide(board: chess.Board, depth: int) -> list[tuple[str, int]]:
-    """divide on the engine's own board, moves written as python-chess writes them."""
-    from blitzaco import board as core
-
-    split = core.divide(core.Board.from_chess(board), depth)
-    return [(board.uci(chess.Move(code & 63, code >> 6 & 63, code >> 12 or None)), count) for code, count in split]
 
 
 def _board(fen_words: list[str]) -> chess.Board | None:

@@ -313,12 +313,6 @@ class SearchConfig:
     """Search parameters. Depths are in plies, scores in centipawns. Each technique
     has a switch so that a match can measure it against the search without it."""
 
-    native: bool = _param(
-        "Search on the engine's own board, compiled (blitzaco.native_search: the same rules, the classical "
-        "evaluation's same numbers, its own move order, the network, the spectral and pheromone terms too) "
-        "instead of on python-chess's board. Interpreted (no C compiler), the native search is the slower of "
-        "the two."
-    )
     aspiration_depth: int = _param(
         "First iteration whose root search uses an aspiration window around the previous score (plies).", lo=1, hi=1000
     )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
+from blitzaco.board import INTERPRETED, compute_key, repetition_window
 from blitzaco.config import Config, ConfigError, load_config
 from blitzaco.options import DEFAULT_HASH_MB, MAX_THREADS, Options, OptionSpec
 from blitzaco.pheromone import Trails, bundled_memory
@@ -33,7 +34,7 @@ from blitzaco.search import (
 )
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl, time_budget
-from blitzaco.tt import NativeTable, Table, TranspositionTable
+from blitzaco.tt import TranspositionTable
 from blitzaco.turn import CurrMove, Reporter, SearchInfo, ThinkResult, Turn, print_traceback
 
 if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up stays light)
@@ -41,8 +42,15 @@ if TYPE_CHECKING:  # imported when Threads > 1 first asks for helpers (start-up 
 
 __all__ = [
     "Engine", "Options", "OptionSpec", "OptionError", "ThinkResult", "SearchInfo", "CurrMove", "Reporter",
-    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in", "print_traceback",
+    "DEFAULT_HASH_MB", "MAX_THREADS", "Bound", "mate_in", "print_traceback", "compute_key", "repetition_window",
 ]
+
+
+#: How many times fewer nodes a second the interpreted build searches than the
+#: compiled one: ``blitzaco bench`` (depth 7, the shipped blend), 2026-11-27, the
+#: project's 2-core machine, in three pairs: 8,164 nodes/s pure against 473,625
+#: compiled (58x); 10,277 against 575,064 (56x); 10,557 against 651,825 (62x).
+INTERPRETED_SLOWDOWN = 58
 
 
 class OptionError(ValueError):
@@ -54,7 +62,7 @@ class Engine:
 
     def __init__(self, config: Config | None = None, hash_mb: int = DEFAULT_HASH_MB) -> None:
         self.config = config if config is not None else Config()
-        self.tt: Table = self._table(hash_mb)
+        self.tt = TranspositionTable(hash_mb)
         # The helper processes and their shared table (Threads > 1).
         self.pool: HelperPool | None = None
         self.probe = Probe(self.config.book)
@@ -82,8 +90,6 @@ class Engine:
         self.trails.config = config.pheromone
         self.static = StaticEval(config, self.trails)
         self._level_static = None
-        if self.pool is None and isinstance(self.tt, NativeTable) != config.search.native:
-            self.tt = self._table(self.options.hash_mb)
         reseed = config.book.seed != self.probe.book_config.seed
         self.probe.book_config = config.book
         if reseed:
@@ -123,7 +129,6 @@ class Engine:
                     self.pool.resize(value)
                     self.tt = self.pool.table
                 else:
-                    assert isinstance(self.tt, (TranspositionTable, NativeTable))
                     self.tt.resize(value)
             except (MemoryError, OSError) as err:  # OSError: blitzaco.shm.SharedMemoryError
                 raise OptionError(f"not enough memory for Hash {value}: {err}") from None
@@ -189,7 +194,7 @@ class Engine:
             problems = pool.check()
             if pool.helpers == threads - 1:
                 return "; ".join(problems + [f"Threads {threads}: {pool.describe()}"])
-        self.close()  # back to a list table
+        self.close()  # back to the process's own table
         if threads == 1:
             return "Threads 1: one search process"
         from blitzaco.smp import HelperPool
@@ -197,17 +202,12 @@ class Engine:
         try:
             pool = HelperPool(threads - 1, self.options.hash_mb, self.helper_settings())
         except (OSError, MemoryError) as err:
-            self.tt = self._table(self.options.hash_mb)
+            self.tt = TranspositionTable(self.options.hash_mb)
             self.options = replace(self.options, threads=1)
             raise OptionError(f"Threads {threads} not possible, Threads is 1: {err}") from None
         self.pool = pool
         self.tt = pool.table
         return f"Threads {threads}: {pool.describe()}"
-
-    def _table(self, megabytes: int) -> Table:
-        """The single-process table: the native one for the search on the engine's
-        own board ([search] native), else the list table."""
-        return NativeTable(megabytes) if self.config.search.native else TranspositionTable(megabytes)
 
     def helper_settings(self) -> HelperSettings:
         from blitzaco.smp import HelperSettings
@@ -217,11 +217,11 @@ class Engine:
 
     def close(self) -> None:
         """End the helper processes and free the shared table (the engine then
-        searches alone with a list table). Called when the engine quits."""
+        searches alone with a table of its own). Called when the engine quits."""
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.close()
-            self.tt = self._table(self.options.hash_mb)
+            self.tt = TranspositionTable(self.options.hash_mb)
 
     # -------------------------------------------------------------------- think
 
@@ -311,11 +311,11 @@ class Engine:
 
     def prepare(self) -> None:
         """Take now, outside any clock, what the next search would otherwise take at its
-        start: the native table's memory (about 0.1 s for 64 MB). Called on
+        start: the table's memory (about 0.1 s for 64 MB). Called on
         ``isready`` (which the UCI specification gives for such waits); nothing while a
         search runs."""
         thread = self._thread
-        if isinstance(self.tt, NativeTable) and (thread is None or not thread.is_alive()):
+        if thread is None or not thread.is_alive():
             self.tt.allocate()
 
     @property
@@ -380,6 +380,17 @@ class Engine:
         """Why the long-term pheromone memory could not be used (reads it if pending)."""
         _ = self.trails.long
         return self.trails.message
+
+    @property
+    def build_message(self) -> str | None:
+        """What a GUI's user should know of this build: that it runs interpreted (no
+        C compiler, an editable install, or ``BLITZACO_PURE=1``), how much slower,
+        and how to get the compiled one; None when compiled."""
+        if not INTERPRETED:
+            return None
+        return (f"interpreted build: it searches about {INTERPRETED_SLOWDOWN} times fewer nodes a second than the "
+                "compiled one; for that, install with a C compiler: python -m pip install . (not -e, without "
+                "BLITZACO_PURE=1)")
 
     @property
     def spectral_message(self) -> str | None:

@@ -1,5 +1,6 @@
-"""The network term: a small efficiently updatable network over piece-square inputs,
-run in pure Python (no torch, no numpy).
+"""The network's file: its format, reading and checking it, and writing it (the
+trainer's side). The network is evaluated on the engine's own board by
+:class:`blitzaco.network.NetEvaluator`; this module runs no network.
 
 The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
 
@@ -8,24 +9,13 @@ The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
   :func:`feature`;
 * a first layer of ``hidden`` neurons shared by both perspectives (the
   *accumulator*: bias plus the weight rows of the pieces on the board);
-* the side to move's accumulator then the other side's, each clipped to [0, 1]
-  (clipped ReLU), into one linear output: the score in pawns for the side to move.
+* the side to move's accumulator then the other side's, each clipped to [0, QA]
+  (clipped ReLU), into one linear output: the score for the side to move.
 
 A position and its colour mirror therefore get exactly opposite scores (White's
-view), as the classical evaluation's do.
-
-**The accumulator is one Python integer.** Both perspectives' ``hidden`` values are
-16-bit lanes of a single integer (White's perspective in the low lanes, Black's in
-the high ones), each lane holding its quantised value plus :data:`LANE_OFFSET`, so
-that every lane is a number from 0 to 65535. Adding or removing a piece is one
-big-integer addition of that piece's packed row (which holds both perspectives), so
-:class:`~blitzaco.position.Position` keeps it up to date in ``push`` at the cost of
-about one addition per changed square, and ``pop`` restores it from its undo tuple.
-Lane arithmetic never carries between lanes because the training clips the weights
-so that no lane can leave its range (:data:`WEIGHT_LIMIT`). The output is computed
-only when the evaluation is asked for: ``to_bytes`` and ``struct`` unpack the lanes
-in C, a 65536-entry table applies the clipped ReLU, and ``sum(map(mul, ...))`` takes
-the dot product with the output weights (for the side to move's order of lanes).
+view), as the classical evaluation's do. The training bounds the weights so that no
+first-layer value leaves the 16-bit range (:data:`WEIGHT_LIMIT`); a file whose
+weights could is refused when read.
 
 The file format (version 1), little-endian:
 
@@ -54,10 +44,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from operator import mul
 from pathlib import Path
-
-import chess
 
 __all__ = [
     "MAGIC",
@@ -83,18 +70,19 @@ __all__ = [
 MAGIC = b"BACONNUE"
 VERSION = 1
 INPUTS = 768
-#: Activations are clipped to [0, 1]; 1.0 is QA in the integer lanes.
+#: Activations are clipped to [0, 1]; 1.0 is QA in the integer values.
 QA = 255
 #: Output weights' scale.
 QB = 1024
-#: Each lane holds its value plus this, so that it reads as an unsigned 16-bit number.
+#: A first-layer value (the bias and at most 32 pieces' weights) stays within
+#: +-(LANE_OFFSET - 1): 16 bits, signed, which the evaluator's packed lanes rely on.
 LANE_OFFSET = 32768
 #: The trainer keeps every first-layer weight within +-WEIGHT_LIMIT and every bias
-#: within +-BIAS_LIMIT (floats), so that 32 pieces and the bias stay inside a lane:
+#: within +-BIAS_LIMIT (floats), so that 32 pieces and the bias stay in 16 bits:
 #: 32 * 3.5 * 255 + 4 * 255 = 29,580 < 32,767.
 WEIGHT_LIMIT = 3.5
 BIAS_LIMIT = 4.0
-#: Largest hidden layer accepted from a file (lanes are unpacked per evaluation).
+#: Largest hidden layer accepted from a file.
 MAX_HIDDEN = 512
 #: Largest network file read (bytes).
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -107,11 +95,12 @@ class NetworkError(ValueError):
     """A network file that cannot be used (missing, truncated, corrupt, wrong version)."""
 
 
-def feature(perspective: chess.Color, color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
-    """The input index of a *color* *piece_type* on *square* seen from *perspective*:
-    own pieces 0-383, enemy pieces 384-767, by type (pawn first) then square, with
-    Black's view mirrored vertically (a8 is Black's a1)."""
-    if perspective == chess.BLACK:
+def feature(perspective: bool, color: bool, piece_type: int, square: int) -> int:
+    """The input index of a *color* *piece_type* (python-chess's colours, types and
+    squares: True is White, a pawn 1) on *square* seen from *perspective*: own pieces
+    0-383, enemy pieces 384-767, by type (pawn first) then square, with Black's view
+    mirrored vertically (a8 is Black's a1)."""
+    if not perspective:
         square ^= 56
     return (0 if color == perspective else 384) + (piece_type - 1) * 64 + square
 
@@ -127,7 +116,7 @@ def classical_share(residual: bool, configured: float) -> float:
 class NetworkWeights:
     """A network file's contents as stored: the quantised weights (see the module
     docstring for their scales and order) and the metadata. What the trainer reads
-    to resume training from a net; the engine builds a :class:`Network` from it."""
+    to resume training from a net, and the engine's evaluator runs."""
 
     hidden: int
     qa: int
@@ -141,75 +130,15 @@ class NetworkWeights:
 
 
 class Network:
-    """A loaded network: packed rows for :class:`~blitzaco.position.Position` and the
-    output for :meth:`evaluate`. Immutable; shared by every search."""
+    """A network file as the engine loaded it: its weights (what
+    :class:`blitzaco.network.NetEvaluator` runs) and its name. Immutable."""
 
     def __init__(self, weights: NetworkWeights, name: str = "") -> None:
-        hidden = weights.hidden
         self.name = name
-        self.weights = weights  # as stored: what the evaluator on the engine's own board reads
-        self.hidden = hidden
+        self.weights = weights
+        self.hidden = weights.hidden
         self.meta = weights.meta
         self.residual = bool(weights.flags & FLAG_RESIDUAL)
-        lanes = 2 * hidden
-        offset = LANE_OFFSET
-        pack_lanes = struct.Struct(f"<{lanes}H").pack
-        offsets = int.from_bytes(pack_lanes(*([offset] * lanes)), "little")
-
-        def packed(values: list[int]) -> int:
-            """Sum over lanes of value << 16 * lane, for signed values."""
-            return int.from_bytes(pack_lanes(*[v + offset for v in values]), "little") - offsets
-
-        w1 = weights.w1
-
-        def row(index: int) -> list[int]:
-            return list(w1[index * hidden : (index + 1) * hidden])
-
-        #: ``rows[color][piece_type][square]``: the packed row of that piece (both
-        #: perspectives); index 0 of the piece types is unused.
-        self.rows: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-            tuple(
-                tuple(
-                    packed(row(feature(chess.WHITE, color, pt, sq)) + row(feature(chess.BLACK, color, pt, sq)))
-                    for sq in chess.SQUARES
-                )
-                if pt
-                else ()
-                for pt in range(7)
-            )
-            for color in (chess.BLACK, chess.WHITE)
-        )
-        #: The accumulator of an empty board: the biases, with the lane offsets.
-        self.bias = packed(list(weights.b1) * 2) + offsets
-        self._bytes = 2 * lanes
-        self._unpack = struct.Struct(f"<{lanes}H").unpack
-        qa = weights.qa
-        # Clipped ReLU of a lane's unsigned reading.
-        self._crelu = [min(max(v - offset, 0), qa) for v in range(1 << 16)]
-        stm, other = weights.w2[:hidden], weights.w2[hidden:]
-        #: Output weights in lane order (White's lanes first) for White, Black to move.
-        self._w2 = (other + stm, stm + other)
-        self._b2 = weights.b2
-        self._divisor = qa * weights.qb
-
-    def accumulate(self, board: chess.Board) -> int:
-        """The accumulator of *board* from scratch (the reference for the
-        incremental one)."""
-        acc = self.bias
-        rows = self.rows
-        for square, piece in board.piece_map().items():
-            acc += rows[piece.color][piece.piece_type][square]
-        return acc
-
-    def evaluate(self, acc: int, turn: chess.Color) -> int:
-        """The score in centipawns for the side to move *turn* from accumulator *acc*."""
-        lanes = self._unpack(acc.to_bytes(self._bytes, "little"))
-        total = sum(map(mul, self._w2[turn], map(self._crelu.__getitem__, lanes)))
-        return (total + self._b2) * 100 // self._divisor
-
-    def evaluate_board(self, board: chess.Board) -> int:
-        """:meth:`evaluate` from scratch, for *board*'s side to move."""
-        return self.evaluate(self.accumulate(board), board.turn)
 
     def describe(self) -> str:
         """One line for ``info string`` and ``eval``."""
@@ -283,11 +212,11 @@ def decode_weights(data: bytes) -> NetworkWeights:
         raise NetworkError(f"unreadable metadata: {err}") from None
     if not isinstance(meta, dict):
         raise NetworkError("unreadable metadata: not an object")
-    # A lane holds at most 32 pieces' weights and the bias: refuse weights that could
-    # carry into the next lane rather than evaluate garbage.
+    # A first-layer value is at most 32 pieces' weights and the bias: refuse weights
+    # that could leave 16 bits rather than evaluate garbage.
     limit = LANE_OFFSET - 1
     if 32 * max(map(abs, w1), default=0) + max(map(abs, b1), default=0) > limit:
-        raise NetworkError("first-layer weights too large for 16-bit lanes")
+        raise NetworkError("first-layer weights too large for 16-bit values")
     return NetworkWeights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), b2, meta)
 
 

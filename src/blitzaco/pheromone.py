@@ -30,7 +30,7 @@ File format (little-endian), ``.bin`` by convention::
             4 bytes  uint32 format version (1)
             4 bytes  uint32 number of records N
     N records of 16 bytes, sorted by key then move:
-            8 bytes  uint64 position key (Polyglot Zobrist hash; see blitzaco.position)
+            8 bytes  uint64 position key (Polyglot Zobrist hash; see blitzaco.board.compute_key)
             2 bytes  uint16 move: from | to << 6 | promotion << 12 (squares a1=0..h8=63,
                      promotion piece type 2-5, or 0)
             2 bytes  zero
@@ -56,10 +56,10 @@ from pathlib import Path
 
 import chess
 
+from blitzaco.board import compute_key
 from blitzaco.bundled import bundled_file, open_regular, read_user_file
 from blitzaco.config import PheromoneConfig
 from blitzaco.moves import encode_move
-from blitzaco.position import compute_key
 
 __all__ = [
     "Trails", "PheromoneFileError", "bundled_memory", "read_memory", "parse_memory", "write_memory", "check_writable",

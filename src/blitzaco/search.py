@@ -1,23 +1,33 @@
-"""Iterative-deepening principal variation search.
+"""The search: iterative-deepening principal variation search on the engine's own
+board (:mod:`blitzaco.board`), compiled.
 
 The search is a generator: :meth:`Search.iterate` yields one :class:`Iteration` per
 completed depth and the caller (the engine) decides whether to start another. It
 never prints; it reports failed aspiration windows and the root move being searched
-through callbacks. It polls :class:`~blitzaco.timeman.SearchControl` every
-:data:`POLL_INTERVAL` nodes and unwinds with :class:`SearchStopped` when the hard
-limit, a node limit or ``stop`` ends it.
+through callbacks. It polls its control every :data:`POLL_INTERVAL` nodes and unwinds
+with :class:`SearchStopped` when the hard limit, a node limit or ``stop`` ends it.
 
 Inside: aspiration windows at the root; principal variation search (null windows
-after the first move); check extension; mate distance pruning; null-move pruning;
-reverse futility, futility and late-move pruning; late-move reductions; internal
-iterative reduction; a quiescence search over captures with static exchange and
-delta pruning; killer, counter-move and history ordering (:mod:`blitzaco.movepick`).
-Every margin is a field of :class:`~blitzaco.config.SearchConfig`.
+after the first move); check extension; mate distance pruning; the table's cut;
+reverse futility pruning and razoring; null-move pruning; internal iterative
+reduction; futility and late-move pruning; late-move reductions; a quiescence
+search over captures (all evasions in check) with stand pat, lazy evaluation, delta
+and SEE pruning. Every margin and switch is a field of
+:class:`~blitzaco.config.SearchConfig`, read by the nodes through
+:class:`SearchParams`. Moves come from :class:`blitzaco.movepick.MovePicker`; the
+static score from the evaluator :class:`~blitzaco.static_eval.StaticEval` gives
+(classical, network or their blend), plus its off-board terms (spectral, pheromone)
+when one is on; the table is a :class:`~blitzaco.tt.TranspositionTable` (the
+process's own, or the shared one of ``Threads`` > 1).
 
-Moves inside the search are integer codes (:mod:`blitzaco.moves`), made and unmade
-by :class:`~blitzaco.position.Position`; the static score comes from one object,
-:class:`~blitzaco.static_eval.StaticEval`. Scores are centipawns for the side to
-move; a mate in *n* plies scores ``MATE - n`` (mated: ``-MATE + n``).
+A node builds no Python object: moves are the board's integer codes in a
+preallocated list, the ordering memory is in ``vec[i64]`` arrays; only the principal
+variation is a tuple. python-chess appears at the root alone: the root moves and
+their first order come in as :class:`chess.Move`, the lines go out as them, and a
+tablebase probe builds a :class:`chess.Board` (only within the tables' pieces).
+
+Scores are centipawns for the side to move; a mate in *n* plies scores ``MATE - n``
+(mated: ``-MATE + n``).
 """
 
 from __future__ import annotations
@@ -25,58 +35,60 @@ from __future__ import annotations
 import enum
 import functools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Final
+from typing import TYPE_CHECKING, Final, final
 
 import chess
+from librt.vecs import vec
+from mypy_extensions import i64
 
+from blitzaco.board import (
+    BISHOP,
+    INTERPRETED,
+    KNIGHT,
+    MAX_MOVES,
+    MAX_PLY,
+    PAWN,
+    QUEEN,
+    ROOK,
+    SQ120,
+    STACK_PLIES,
+    WHITE,
+    Board,
+    unsigned_key,
+)
+from blitzaco.classical import Classical
 from blitzaco.config import SearchConfig
-from blitzaco.evaluate import material_and_tables
 from blitzaco.movepick import (
-    CODE_MASK,
-    RISKY,
-    SEE_VALUES,
-    CheckTest,
-    capture_moves,
-    evasion_codes,
-    evasions,
-    is_check,
-    legality_masks,
-    ordered_moves,
-    see_code_ge,
-    was_into_check,
+    SEE_VALUE,
+    MovePicker,
+    OrderingMemory,
+    pick,
+    previous_move,
+    safe_capture,
+    score_captures,
+    see_scratch,
 )
 from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails
-from blitzaco.position import Position
 from blitzaco.probe import Probe
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Poll
-from blitzaco.tt import EXACT, LOWER, UPPER, NativeTable, Table, score_from_tt, score_to_tt
+from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, entry_bound, entry_depth, entry_move, entry_score
+
+if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
+    from blitzaco.board import vec  # noqa: F811
+
 
 __all__ = [
-    "MATE",
-    "MATE_BOUND",
-    "TB_WIN",
-    "TB_BOUND",
-    "MAX_PLY",
-    "MAX_DEPTH",
-    "INFINITE",
-    "Bound",
-    "PvLine",
-    "Iteration",
-    "RootChoice",
-    "Search",
-    "SearchStopped",
-    "Trim",
-    "mate_in",
-    "tablebase_score",
+    "MATE", "MATE_BOUND", "TB_WIN", "TB_BOUND", "MAX_PLY", "MAX_DEPTH", "INFINITE", "Bound", "PvLine", "Iteration",
+    "RootChoice", "Search", "SearchParams", "SearchPlan", "SearchStopped", "Trim", "mate_in", "tablebase_score",
+    "root_order",
 ]
 
 MATE: Final = 32000
-MAX_PLY: Final = 128
 MAX_DEPTH: Final = 64
 #: Scores at least this large (in absolute value) are mate scores.
 MATE_BOUND: Final = MATE - MAX_PLY
@@ -87,19 +99,12 @@ TB_WIN: Final = 20000
 #: Scores at least this large (in absolute value) are tablebase or mate scores; the
 #: table stores them relative to the node, like mate scores.
 TB_BOUND: Final = TB_WIN - MAX_PLY
-#: Nodes between two looks at the clock and the stop flag (a node costs tens of µs).
+#: Nodes between two looks at the clock and the stop flag.
 POLL_INTERVAL: Final = 64
-
-_BB_SQUARES: Final = chess.BB_SQUARES
-_first: Final = itemgetter(0)
-#: Values of captured pieces for delta pruning (centipawns), by piece type: the
-#: exchange values (a king is never captured).
-_DELTA_VALUES: Final = SEE_VALUES
 #: Quiet moves allowed when late-move pruning does not apply.
-_NO_LIMIT: Final = 1 << 30
-#: The history table is halved when an entry passes this.
-HISTORY_LIMIT: Final = 1 << 20
-_NO_KILLERS: Final = [0, 0]
+NO_LIMIT: Final = 1 << 30
+
+_first: Final = itemgetter(0)
 
 
 class Bound(enum.Enum):
@@ -186,8 +191,7 @@ def mate_in(score: int) -> int | None:
 @dataclass(frozen=True)
 class SearchPlan:
     """Everything one search is built from besides the position, assembled by its
-    caller (the engine's move, a helper process, a tool) and turned into a search in
-    one place, :func:`blitzaco.native_search.new_search`.
+    caller (the engine's move, a helper process, a tool).
 
     *tt*: the process's own table, or the shared one when helper processes search
     beside this one. *control*: polled every :data:`POLL_INTERVAL` nodes
@@ -200,7 +204,7 @@ class SearchPlan:
     root move (see :class:`Trim`); None: never."""
 
     static: StaticEval
-    tt: Table
+    tt: TranspositionTable
     config: SearchConfig
     control: Poll
     root_moves: Sequence[chess.Move]
@@ -213,14 +217,105 @@ class SearchPlan:
     trails: Trails | None = None
     trim: Trim | None = None
 
-    @property
-    def native(self) -> bool:
-        """Whether the search runs on the engine's own board
-        (:class:`blitzaco.native_search.NativeSearch`) rather than python-chess's:
-        ``[search] native`` on and a native table (the process's own or the shared
-        one of ``Threads`` > 1). Every term of the score runs on either board (the
-        spectral term and the pheromone memory are asked of *static* on both)."""
-        return self.config.native and isinstance(self.tt, NativeTable)
+
+@final
+class SearchParams:
+    """The fields of :class:`~blitzaco.config.SearchConfig` the nodes read, under
+    the same names, as native values: a compiled read of a SearchConfig field is a
+    Python attribute lookup, of one of these a load (``tests/test_search.py`` holds
+    every field here to the configuration's)."""
+
+    mate_distance_pruning: bool
+    check_extension: bool
+    improving: bool
+    tt_eval: bool
+    reverse_futility: bool
+    reverse_futility_depth: i64
+    reverse_futility_margin: i64
+    razoring: bool
+    razoring_depth: i64
+    razoring_margin: i64
+    null_move: bool
+    null_move_min_depth: i64
+    null_move_reduction: i64
+    null_move_depth_divisor: i64
+    null_move_eval_max: i64
+    null_move_eval_divisor: i64
+    internal_iterative_reduction: bool
+    iir_min_depth: i64
+    futility: bool
+    futility_depth: i64
+    futility_margin: i64
+    late_move_pruning: bool
+    late_move_pruning_depth: i64
+    late_move_pruning_base: i64
+    late_move_reductions: bool
+    lmr_min_depth: i64
+    lmr_min_moves: i64
+    delta_pruning: bool
+    delta_margin: i64
+    qsearch_see_pruning: bool
+
+    def __init__(self, config: SearchConfig) -> None:
+        self.mate_distance_pruning = config.mate_distance_pruning
+        self.check_extension = config.check_extension
+        self.improving = config.improving
+        self.tt_eval = config.tt_eval
+        self.reverse_futility = config.reverse_futility
+        self.reverse_futility_depth = config.reverse_futility_depth
+        self.reverse_futility_margin = config.reverse_futility_margin
+        self.razoring = config.razoring
+        self.razoring_depth = config.razoring_depth
+        self.razoring_margin = config.razoring_margin
+        self.null_move = config.null_move
+        self.null_move_min_depth = config.null_move_min_depth
+        self.null_move_reduction = config.null_move_reduction
+        self.null_move_depth_divisor = config.null_move_depth_divisor
+        self.null_move_eval_max = config.null_move_eval_max
+        self.null_move_eval_divisor = config.null_move_eval_divisor
+        self.internal_iterative_reduction = config.internal_iterative_reduction
+        self.iir_min_depth = config.iir_min_depth
+        self.futility = config.futility
+        self.futility_depth = config.futility_depth
+        self.futility_margin = config.futility_margin
+        self.late_move_pruning = config.late_move_pruning
+        self.late_move_pruning_depth = config.late_move_pruning_depth
+        self.late_move_pruning_base = config.late_move_pruning_base
+        self.late_move_reductions = config.late_move_reductions
+        self.lmr_min_depth = config.lmr_min_depth
+        self.lmr_min_moves = config.lmr_min_moves
+        self.delta_pruning = config.delta_pruning
+        self.delta_margin = config.delta_margin
+        self.qsearch_see_pruning = config.qsearch_see_pruning
+
+
+def _mvv_lva(board: chess.Board, move: chess.Move) -> int | None:
+    """The first-order key of a root capture or queen promotion (most valuable victim,
+    a promotion counting as capturing its piece, then the cheaper attacker; a quiet
+    promotion has no attacker), or None for any other move."""
+    promotion = move.promotion
+    if promotion is not None and promotion != chess.QUEEN:
+        return None
+    if board.is_en_passant(move):
+        victim: int | None = chess.PAWN
+    else:
+        victim = board.piece_type_at(move.to_square) if board.color_at(move.to_square) == (not board.turn) else None
+    if victim is None:
+        return chess.QUEEN * 8 if promotion else None
+    attacker = board.piece_type_at(move.from_square)
+    assert attacker is not None
+    return (victim + (chess.QUEEN if promotion else 0)) * 8 - attacker
+
+
+def root_order(board: chess.Board, moves: Sequence[chess.Move]) -> list[chess.Move]:
+    """The first order of the root moves: captures and queen promotions, most valuable
+    victim first, ties in python-chess's generation order; then the rest as given.
+    Later iterations sort by score."""
+    generated = {move: index for index, move in enumerate(board.generate_pseudo_legal_moves())}
+    keyed = [(_mvv_lva(board, move), move) for move in moves]
+    tactical = sorted(((key, move) for key, move in keyed if key is not None),
+                      key=lambda item: (-item[0], generated.get(item[1], 0)))
+    return [move for _, move in tactical] + [move for key, move in keyed if key is None]
 
 
 class _RootMove:
@@ -236,27 +331,54 @@ class _RootMove:
         self.nodes = 0  # searched under this move in the current iteration
 
 
+@functools.lru_cache(maxsize=4)
+def _reduction_table(base: float, divisor: float) -> tuple[int, ...]:
+    """Late-move reductions by depth and move number, ``table[depth * 64 + number]``:
+    base + ln(d) ln(m) / divisor, at least 0. Cached (every search of a game uses the
+    same one)."""
+    table = [0] * (64 * 64)
+    for depth in range(1, 64):
+        for number in range(1, 64):
+            table[depth * 64 + number] = max(0, int(base + math.log(depth) * math.log(number) / divisor))
+    return tuple(table)
+
+
 class Search:
     """One search of one position. Not reusable and not thread-safe."""
 
-    def __init__(self, pos: Position, plan: SearchPlan) -> None:
-        """A search of *pos* as *plan* says (see :class:`SearchPlan`); build one with
-        :func:`blitzaco.native_search.new_search`, which chooses the board."""
-        static, tt, config, root_moves = plan.static, plan.tt, plan.config, plan.root_moves
-        multipv, node_limit, trails = plan.multipv, plan.node_limit, plan.trails
-        if not root_moves:
+    board: Board
+    eval: Classical
+    table: TranspositionTable
+    params: SearchParams
+    memory: OrderingMemory
+    pickers: list[MovePicker]
+    root_ply: i64
+    move_list: vec[i64]
+    statics_by_ply: vec[i64]
+    see_scratch: vec[i64]
+    lmr_table: vec[i64]
+    lazy: i64
+    next_poll: i64
+    nodes: i64
+    seldepth: i64
+    tb_limit: i64
+    extras_on: bool
+    spectral_on: bool
+
+    def __init__(self, board: chess.Board, plan: SearchPlan) -> None:
+        """A search of *board* (with as much of its game as repetition detection
+        needs) as *plan* says (see :class:`SearchPlan`)."""
+        if not plan.root_moves:
             raise ValueError("no root moves to search")
-        self.pos = pos
+        static, config = plan.static, plan.config
         self.static = static
-        self.evaluate = static.evaluate
-        self._per_node = static.per_node
-        static.start(pos)
-        self.tt = tt
         self.config = config
+        self.params = SearchParams(config)
         self.control = plan.control
-        self.root_moves = [_RootMove(move) for move in _root_order(pos.board, root_moves)]
+        self.root_moves = [_RootMove(move) for move in root_order(board, plan.root_moves)]
+        multipv = plan.multipv
         self.multipv = max(1, min(multipv, len(self.root_moves)))
-        self.node_limit = node_limit
+        self.node_limit = plan.node_limit
         self.on_bound = plan.on_bound
         self.on_currmove = plan.on_currmove
         self.on_message = plan.on_message
@@ -267,25 +389,40 @@ class Search:
         self.seldepth = 0
         self.completed_depth = 0
         self.stopped = False
-        self._next_poll = min(POLL_INTERVAL, node_limit) if node_limit is not None else POLL_INTERVAL
-        self._pv: list[tuple[int, ...]] = [()] * (MAX_PLY + 2)  # move codes
+        node_limit = plan.node_limit
+        self.next_poll = min(POLL_INTERVAL, node_limit) if node_limit is not None else POLL_INTERVAL
+        self._pv: list[tuple[int, ...]] = [()] * STACK_PLIES  # move codes
         self._partial: _RootMove | None = None
         self._depth = 0
         self.trim = plan.trim if multipv == 1 else None
         self._anchor: _RootMove | None = None  # the previous iteration's best move
+
+        table = plan.tt
+        table.allocate()
+        self.table = table
+        own = Board.from_chess(board, STACK_PLIES)
+        self.board = own
+        self.root_ply = own.ply
+        self.eval = static.evaluator()
+        self.eval.reset(own)
+        static.start(own)
+        # The off-board terms (research switches): the spectral term entered at every
+        # node, the spectral and pheromone bonus on top of the evaluator's score.
+        self.spectral_on = static.per_node
+        self.extras_on = static.extra_terms()
         # Ordering memory, fresh for every search (deterministic node counts).
-        self._killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self._counters = [0] * 4096
-        self._history = [0] * 8192
-        self._moves = [0] * (MAX_PLY + 2)  # encoded move made at each ply (0: null or none)
+        self.memory = OrderingMemory(config.killers, config.counter_moves, config.history)
+        self.move_list = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
+        self.see_scratch = see_scratch()
+        trails = plan.trails if plan.trails is not None and plan.trails.config.ordering else None
+        self.pickers = [MovePicker(own, self.memory, self.move_list, self.see_scratch, trails, config.see_ordering, ply)
+                        for ply in range(STACK_PLIES)]
         # Static evaluation at each ply of the current line (with [search] improving);
         # -INFINITE: in check or not known, which counts as improving.
-        self._statics = [-INFINITE] * (MAX_PLY + 2)
-        self._lmr = _reduction_table(config.lmr_base, config.lmr_divisor)
+        self.statics_by_ply = vec[i64]([-INFINITE] * STACK_PLIES)
+        self.lmr_table = vec[i64](list(_reduction_table(config.lmr_base, config.lmr_divisor)))
         # Lazy evaluation in the quiescence search: 0 when off.
-        self._lazy_margin = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
-        # Pheromone trails: the ordering prior.
-        self.trails = trails if trails is not None and trails.config.ordering else None
+        self.lazy = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
 
     # ------------------------------------------------------------------ results
 
@@ -355,10 +492,10 @@ class Search:
         measures: list[RootChoice] = []
         try:
             for rm in self.root_moves[: cfg.root_filter_candidates]:
-                self._push(rm.code)
-                minimax = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, self._checked())
+                self._make(rm.code)
+                minimax = -self._search(depth - 1, 1, -INFINITE, INFINITE, True, self.board.in_check())
                 scores = [score for score, _ in self._best_replies(depth, cfg.root_filter_replies)]
-                self._pop()
+                self._unmake()
                 if not scores:  # the candidate mates or stalemates: minimax says it all
                     scores = [minimax]
                 measures.append(RootChoice(rm.move, minimax, min(scores), sum(scores) / len(scores)))
@@ -378,10 +515,10 @@ class Search:
         (colony training) that need all the scores, not just the best."""
         scored = []
         for rm in self.root_moves:
-            self._push_root(rm.code)
-            score = -self._negamax(depth - 1, 1, -INFINITE, INFINITE, True, self._checked())
-            self._pop()
-            scored.append((rm.move, score))
+            self._make(rm.code)
+            score = -self._search(depth - 1, 1, -INFINITE, INFINITE, True, self.board.in_check())
+            self._unmake()
+            scored.append((rm.move, int(score)))
         return scored
 
     def _best_replies(self, depth: int, count: int) -> list[tuple[int, int]]:
@@ -389,50 +526,48 @@ class Search:
         each with our score after it (searched *depth* - 2 plies), best for the
         opponent first."""
         ranked = []
-        for reply in self._reply_codes():
-            self._push(reply)
-            ranked.append((self._quiesce(2, -INFINITE, INFINITE, self._checked()), reply))
-            self._pop()
+        for reply in self._legal_codes():
+            self._make(reply)
+            ranked.append((int(self._qsearch(2, -INFINITE, INFINITE, self.board.in_check())), reply))
+            self._unmake()
         ranked.sort(key=_first)
         scored = []
         for _, reply in ranked[:count]:
-            self._push(reply)
-            scored.append((self._negamax(depth - 2, 2, -INFINITE, INFINITE, True, self._checked()), reply))
-            self._pop()
+            self._make(reply)
+            scored.append((int(self._search(depth - 2, 2, -INFINITE, INFINITE, True, self.board.in_check())), reply))
+            self._unmake()
         scored.sort(key=_first)
         return scored
 
-    # The board the driver above moves on: these five are all it asks of it, so that
-    # a search on another board (blitzaco.native_search) overrides them and the
-    # node functions, and keeps everything else.
+    def _make(self, code: i64) -> None:
+        self.board.make(code)
+        self.eval.make(self.board)
 
-    def _push_root(self, code: int) -> None:
-        """Make root move *code* (remembered for the counter-move table)."""
-        self._moves[0] = code
-        self.pos.push(code)
+    def _unmake(self) -> None:
+        self.board.unmake()
+        self.eval.unmake()
 
-    def _push(self, code: int) -> None:
-        self.pos.push(code)
-
-    def _pop(self) -> None:
-        self.pos.pop()
-
-    def _checked(self) -> bool:
-        """Whether the side to move is in check."""
-        return is_check(self.pos.board)
-
-    def _reply_codes(self) -> list[int]:
+    def _legal_codes(self) -> list[int]:
         """The legal moves of the current position, as codes."""
-        return [encode_move(move) for move in self.pos.board.legal_moves]
+        board = self.board
+        out = self.move_list
+        start = MAX_MOVES * (STACK_PLIES - 1)
+        end = board.gen_all(out, start)
+        codes = []
+        for i in range(start, end):
+            board.make(out[i])
+            if board.was_legal():
+                codes.append(int(out[i]))
+            board.unmake()
+        return codes
 
     def _line(self, index: int, depth: int, bound: Bound = Bound.EXACT) -> PvLine:
         rm = self.root_moves[index]
         return PvLine(index + 1, depth, max(rm.seldepth, depth), rm.score, bound, rm.pv)
 
     def _unwind(self) -> None:
-        pos = self.pos
-        while len(pos.keys) - 1 > pos.root_index:
-            pos.pop()
+        while self.board.ply > self.root_ply:
+            self._unmake()
 
     def _aspiration(self, depth: int, pv_index: int) -> None:
         previous = self.root_moves[pv_index].previous_score
@@ -476,15 +611,15 @@ class Search:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
             before = self.nodes
-            self._push_root(rm.code)
-            check = self._checked()
+            self._make(rm.code)
+            check = self.board.in_check()
             if first:
-                score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
+                score = -self._search(depth - 1, 1, -beta, -alpha, True, check)
             else:
-                score = -self._negamax(depth - 1, 1, -alpha - 1, -alpha, True, check)
+                score = -self._search(depth - 1, 1, -alpha - 1, -alpha, True, check)
                 if alpha < score < beta:
-                    score = -self._negamax(depth - 1, 1, -beta, -alpha, True, check)
-            self._pop()
+                    score = -self._search(depth - 1, 1, -beta, -alpha, True, check)
+            self._unmake()
             rm.nodes += self.nodes - before
             if first or score > alpha:
                 rm.score = score
@@ -528,222 +663,54 @@ class Search:
         if limit is not None:
             if self.nodes >= limit:
                 raise SearchStopped
-            self._next_poll = min(self.nodes + POLL_INTERVAL, limit)
+            self.next_poll = min(self.nodes + POLL_INTERVAL, limit)
         else:
-            self._next_poll = self.nodes + POLL_INTERVAL
+            self.next_poll = self.nodes + POLL_INTERVAL
         if self.control.hard_expired():
             raise SearchStopped
 
-    # _negamax and _quiesce share their first lines (count the node, poll, seldepth)
-    # on purpose: a helper call per node costs more than the repetition.
-
-    def _negamax(self, depth: int, ply: int, alpha: int, beta: int, allow_null: bool, in_check: bool) -> int:
-        """*in_check*: whether the side to move is in check (the caller knows it)."""
-        if depth <= 0:
-            return self._quiesce(ply, alpha, beta, in_check)
+    def _count_node(self) -> None:
         self.nodes += 1
-        if self.nodes >= self._next_poll:
+        if self.nodes >= self.next_poll:
             self._poll()
-        pos = self.pos
-        board = pos.board
-        pv = self._pv
-        pv[ply] = ()
-        if ply > self.seldepth:
-            self.seldepth = ply
-        cfg = self.config
-        pv_node = beta - alpha > 1
-        if board.halfmove_clock >= 100 and (not in_check or any(board.generate_legal_moves())):
-            return 0
-        if pos.is_repetition():
-            return 0
-        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
-            return 0
-        if ply >= MAX_PLY:
-            return self.evaluate(pos)
-        if (
-            self.tb_limit
-            and board.halfmove_clock == 0
-            and chess.popcount(board.occupied) <= self.tb_limit
-            and not board.castling_rights
-        ):
-            # Just after a capture or pawn move: the tablebase knows the result.
-            score = self._probe_tablebase(ply)
-            if score is not None:
-                return score
-        if cfg.mate_distance_pruning:
-            if alpha < -MATE + ply:
-                alpha = -MATE + ply
-            if beta > MATE - ply - 1:
-                beta = MATE - ply - 1
-            if alpha >= beta:
-                return alpha
-        if in_check and cfg.check_extension:
-            depth += 1
 
-        key = pos.key
-        entry = self.tt.probe(key)
-        tt_move = 0
-        if entry is not None:
-            tt_move = entry[1]
-            if not pv_node and entry[3] >= depth:
-                score = score_from_tt(entry[2], ply, TB_BOUND)
-                bound = entry[4]
-                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
-                    return score
+    def _evaluate(self, board: Board) -> i64:
+        """The static score for the side to move: the evaluator's (the classical terms,
+        the network or their blend), plus the spectral term and the pheromone bonus
+        when one is on."""
+        score = self.eval.evaluate(board)
+        if self.extras_on:
+            score += self.static.extras(board.side == WHITE, unsigned_key(board.key))
+        return score
 
-        us = board.turn
-        if self._per_node:
-            self.static.enter(pos, ply, depth)
-        static = -INFINITE if in_check else self.evaluate(pos)
-        improving = 0
-        lmr_extra = 0
-        if cfg.improving:
-            # Has the static evaluation risen since this side's previous move?
-            statics = self._statics
-            statics[ply] = static
-            # In check static is -INFINITE (not improving); an unknown earlier value
-            # is -INFINITE too (improving).
-            improving = 1 if static > (statics[ply - 2] if ply >= 2 else -INFINITE) else 0
-            lmr_extra = 0 if improving or pv_node else 1
-        if cfg.tt_eval and entry is not None and not in_check:
-            # A bound from an earlier search of this position says more than the
-            # static evaluation does: the pruning rules below read it instead.
-            stored = entry[2]
-            bound = entry[4]
-            if -TB_BOUND < stored < TB_BOUND and (
-                bound == EXACT or (bound == LOWER and stored > static) or (bound == UPPER and stored < static)
-            ):
-                static = stored
-        if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
-            # Reverse futility: far enough above beta that no quiet line will fall below it.
-            if (
-                cfg.reverse_futility
-                and depth <= cfg.reverse_futility_depth
-                and static - cfg.reverse_futility_margin * (depth - improving) >= beta
-            ):
-                return static
-            # Razoring: far enough below alpha that only a capture could save the node.
-            if cfg.razoring and depth <= cfg.razoring_depth and static + cfg.razoring_margin * depth < alpha:
-                score = self._quiesce(ply, alpha - 1, alpha, False)
-                if score < alpha:
-                    return score
-            # Null move: if passing still holds beta, a real move will too (not with
-            # only king and pawns, where zugzwang makes passing the best "move").
-            if (
-                cfg.null_move
-                and allow_null
-                and depth >= cfg.null_move_min_depth
-                and static >= beta
-                and board.occupied_co[us] & ~(board.pawns | board.kings)
-            ):
-                reduction = (
-                    cfg.null_move_reduction
-                    + depth // cfg.null_move_depth_divisor
-                    + min(cfg.null_move_eval_max, (static - beta) // cfg.null_move_eval_divisor)
-                )
-                self._moves[ply] = 0
-                pos.push_null()
-                score = -self._negamax(depth - 1 - reduction, ply + 1, -beta, -beta + 1, False, False)
-                pos.pop()
-                if score >= beta:
-                    return beta if score >= MATE_BOUND else score
+    def _has_pieces(self, side: i64) -> bool:
+        """Whether *side* has a piece besides its king and pawns."""
+        counts = self.board.counts
+        mark = side << 3
+        return counts[KNIGHT | mark] + counts[BISHOP | mark] + counts[ROOK | mark] + counts[QUEEN | mark] != 0
 
-        if cfg.internal_iterative_reduction and not tt_move and depth >= cfg.iir_min_depth:
-            depth -= 1
+    def _pieces(self) -> i64:
+        total: i64 = 0
+        for piece in range(16):
+            total += self.board.counts[piece]
+        return total
 
-        prune_quiets = not pv_node and not in_check
-        futile = (
-            prune_quiets and cfg.futility and depth <= cfg.futility_depth
-            and static + cfg.futility_margin * depth <= alpha
-        )
-        quiet_limit = (
-            cfg.late_move_pruning_base + depth * depth
-            if prune_quiets and cfg.late_move_pruning and depth <= cfg.late_move_pruning_depth
-            else _NO_LIMIT
-        )
-        killers = self._killers[ply] if cfg.killers else _NO_KILLERS
-        previous = self._moves[ply - 1]
-        counter = self._counters[previous & 4095] if cfg.counter_moves and previous else 0
-        moves: Iterable[tuple[int, bool]]
-        if in_check:
-            moves = evasions(board, tt_move)
-        else:
-            moves = ordered_moves(
-                board, tt_move, killers, counter, self._history, cfg.see_ordering,
-                self.trails.row(key) if self.trails is not None else None,
-            )
-        lmr = cfg.late_move_reductions and depth >= cfg.lmr_min_depth
-        lmr_table = self._lmr[min(depth, 63)]
-        suspects, ep_square = legality_masks(board)
-        check_test = None
-        original_alpha = alpha
-        best = -INFINITE
-        best_code = 0
-        searched = 0
-        quiets_tried: list[int] = []
-        made = self._moves
-        for code, tactical in moves:
-            skip_if_quiet = (
-                not tactical and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= quiet_limit)
-            )
-            if skip_if_quiet:
-                # Pruned unless it gives check; find out without making it when possible.
-                if check_test is None:
-                    check_test = CheckTest(board)
-                if not check_test.maybe(board, code):
-                    continue
-            pos.push(code)
-            if (_BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square) and was_into_check(board):
-                pos.pop()
-                continue
-            gives_check = is_check(board)
-            if skip_if_quiet and not gives_check:
-                pos.pop()
-                continue
-            searched += 1
-            made[ply] = code
-            new_depth = depth - 1
-            if searched == 1:
-                score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True, gives_check)
-            else:
-                reduction = 0
-                if lmr and not tactical and not in_check and not gives_check and searched > cfg.lmr_min_moves:
-                    reduction = lmr_table[min(searched, 63)] + lmr_extra
-                    if pv_node:
-                        reduction -= 1
-                    if code == killers[0] or code == killers[1] or code == counter:
-                        reduction -= 1
-                    if reduction > new_depth - 1:
-                        reduction = new_depth - 1
-                    if reduction < 0:
-                        reduction = 0
-                score = -self._negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True, gives_check)
-                if score > alpha and reduction:
-                    score = -self._negamax(new_depth, ply + 1, -alpha - 1, -alpha, True, gives_check)
-                if alpha < score < beta:
-                    score = -self._negamax(new_depth, ply + 1, -beta, -alpha, True, gives_check)
-            pos.pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    best_code = code
-                    pv[ply] = (code,) + pv[ply + 1]
-                    if score >= beta:
-                        if not tactical:
-                            self._reward_quiet(ply, us, code, quiets_tried, depth, previous)
-                        break
-            if not tactical:
-                quiets_tried.append(code)
-        if not searched:
-            return -MATE + ply if in_check else 0
-        bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        self.tt.store(key, best_code, score_to_tt(best, ply, TB_BOUND), depth, bound)
-        return best
+    def _has_legal_move(self, ply: i64) -> bool:
+        board = self.board
+        out = self.move_list
+        base = ply * MAX_MOVES
+        end = board.gen_all(out, base)
+        for i in range(base, end):
+            board.make(out[i])
+            legal = board.was_legal()
+            board.unmake()
+            if legal:
+                return True
+        return False
 
-    def _probe_tablebase(self, ply: int) -> int | None:
+    def _probe(self, ply: i64) -> int | None:
         assert self.tablebase is not None
-        wdl, message = self.tablebase.probe_wdl(self.pos.board)
+        wdl, message = self.tablebase.probe_wdl(self.board.to_chess())
         if message is not None:
             self.tb_limit = 0
             if self.on_message is not None:
@@ -753,93 +720,250 @@ class Search:
         self.tbhits += 1
         return tablebase_score(wdl, ply)
 
-    def _reward_quiet(self, ply: int, us: bool, code: int, tried: list[int], depth: int, previous: int) -> None:
-        """A quiet move caused a cutoff: remember it as killer and counter-move, raise
-        its history and lower the history of the quiet moves tried before it."""
-        cfg = self.config
-        if cfg.killers:
-            killers = self._killers[ply]
-            if killers[0] != code:
-                killers[1] = killers[0]
-                killers[0] = code
-        if cfg.counter_moves and previous:
-            self._counters[previous & 4095] = code
-        if cfg.history:
-            history = self._history
-            base = us << 12
-            bonus = depth * depth
-            history[base | (code & 4095)] += bonus
-            for other in tried:
-                history[base | (other & 4095)] -= bonus
-            if history[base | (code & 4095)] > HISTORY_LIMIT:
-                for index in range(len(history)):
-                    history[index] //= 2
+    def _search(self, depth: i64, ply: i64, alpha: i64, beta: i64, allow_null: bool, in_check: bool) -> i64:
+        """The score of the current position within (*alpha*, *beta*), *depth* plies
+        deep, *ply* plies from the root. *in_check*: whether the side to move is in
+        check (the caller knows it)."""
+        if depth <= 0:
+            return self._qsearch(ply, alpha, beta, in_check)
+        self._count_node()
+        board = self.board
+        p = self.params
+        pv = self._pv
+        pv[ply] = ()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        pv_node = beta - alpha > 1
+        if board.halfmove >= 100 and (not in_check or self._has_legal_move(ply)):
+            return 0
+        if board.is_repetition():
+            return 0
+        counts = board.counts
+        if (counts[PAWN] + counts[PAWN | 8] + counts[ROOK] + counts[ROOK | 8] + counts[QUEEN] + counts[QUEEN | 8] == 0
+                and board.is_insufficient_material()):
+            return 0
+        if ply >= MAX_PLY:
+            return self._evaluate(board)
+        if self.tb_limit and board.halfmove == 0 and board.castling == 0 and self._pieces() <= self.tb_limit:
+            # Just after a capture or pawn move: the tablebase knows the result.
+            probed = self._probe(ply)
+            if probed is not None:
+                return probed
+        if p.mate_distance_pruning:
+            if alpha < -MATE + ply:
+                alpha = -MATE + ply
+            if beta > MATE - ply - 1:
+                beta = MATE - ply - 1
+            if alpha >= beta:
+                return alpha
+        if in_check and p.check_extension:
+            depth += 1
 
-    def _quiesce(self, ply: int, alpha: int, beta: int, in_check: bool) -> int:
+        key = board.key
+        entry = self.table.find(key)
+        tt_move: i64 = 0
+        if entry != 0:
+            tt_move = entry_move(entry)
+            if not pv_node and entry_depth(entry) >= depth:
+                stored = entry_score(entry)
+                score = stored - ply if stored >= TB_BOUND else stored + ply if stored <= -TB_BOUND else stored
+                bound = entry_bound(entry)
+                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+                    return score
+
+        us = board.side
+        if self.spectral_on:
+            self.static.enter(board, ply, depth)
+        static: i64 = -INFINITE if in_check else self._evaluate(board)
+        improving: i64 = 0
+        lmr_extra: i64 = 0
+        if p.improving:
+            # Has the static evaluation risen since this side's previous move? In
+            # check static is -INFINITE (not improving); an unknown earlier value is
+            # -INFINITE too (improving).
+            statics = self.statics_by_ply
+            statics[ply] = static
+            improving = 1 if static > (statics[ply - 2] if ply >= 2 else -INFINITE) else 0
+            lmr_extra = 0 if improving or pv_node else 1
+        if p.tt_eval and entry != 0 and not in_check:
+            # A bound from an earlier search of this position says more than the
+            # static evaluation does: the pruning rules below read it instead.
+            stored = entry_score(entry)
+            bound = entry_bound(entry)
+            if -TB_BOUND < stored < TB_BOUND and (
+                bound == EXACT or (bound == LOWER and stored > static) or (bound == UPPER and stored < static)
+            ):
+                static = stored
+        if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
+            # Reverse futility: far enough above beta that no quiet line falls below it.
+            if (
+                p.reverse_futility
+                and depth <= p.reverse_futility_depth
+                and static - p.reverse_futility_margin * (depth - improving) >= beta
+            ):
+                return static
+            # Razoring: far enough below alpha that only a capture could save the node.
+            if p.razoring and depth <= p.razoring_depth and static + p.razoring_margin * depth < alpha:
+                score = self._qsearch(ply, alpha - 1, alpha, False)
+                if score < alpha:
+                    return score
+            # Null move: if passing still holds beta, a real move will too (not with
+            # only king and pawns, where zugzwang makes passing the best "move").
+            if (p.null_move and allow_null and depth >= p.null_move_min_depth and static >= beta
+                    and self._has_pieces(us)):
+                gain = (static - beta) // p.null_move_eval_divisor
+                null_reduction = (
+                    p.null_move_reduction + depth // p.null_move_depth_divisor
+                    + (gain if gain < p.null_move_eval_max else p.null_move_eval_max)
+                )
+                board.make_null()
+                self.eval.make(board)
+                score = -self._search(depth - 1 - null_reduction, ply + 1, -beta, -beta + 1, False, False)
+                self._unmake()
+                if score >= beta:
+                    return beta if score >= MATE_BOUND else score
+
+        if p.internal_iterative_reduction and tt_move == 0 and depth >= p.iir_min_depth:
+            depth -= 1
+
+        prune_quiets = not pv_node and not in_check
+        futile = prune_quiets and p.futility and depth <= p.futility_depth and (
+            static + p.futility_margin * depth <= alpha
+        )
+        quiet_limit: i64 = NO_LIMIT
+        if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
+            quiet_limit = p.late_move_pruning_base + depth * depth
+        previous = previous_move(board)
+        picker = self.pickers[ply]
+        picker.start(tt_move, previous)
+        lmr = p.late_move_reductions and depth >= p.lmr_min_depth
+        lmr_row = (depth if depth < 63 else 63) * 64
+        original_alpha = alpha
+        best: i64 = -INFINITE
+        best_code: i64 = 0
+        searched: i64 = 0
+        quiets_tried: i64 = 0
+        tried = self.memory.tried
+        base = ply * MAX_MOVES
+        while True:
+            code = picker.next()
+            if code == 0:
+                break
+            tactical = picker.tactical
+            skip_if_quiet = (
+                not tactical and searched > 0 and best > -MATE_BOUND and (futile or quiets_tried >= quiet_limit)
+            )
+            board.make(code)
+            if not board.was_legal():
+                board.unmake()
+                continue
+            gives_check = board.in_check()
+            if skip_if_quiet and not gives_check:
+                board.unmake()
+                continue
+            self.eval.make(board)
+            searched += 1
+            new_depth = depth - 1
+            if searched == 1:
+                score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check)
+            else:
+                reduction: i64 = 0
+                if lmr and not tactical and not in_check and not gives_check and searched > p.lmr_min_moves:
+                    reduction = self.lmr_table[lmr_row + (searched if searched < 63 else 63)] + lmr_extra
+                    if pv_node:
+                        reduction -= 1
+                    if picker.is_special(code):
+                        reduction -= 1
+                    if reduction > new_depth - 1:
+                        reduction = new_depth - 1
+                    if reduction < 0:
+                        reduction = 0
+                score = -self._search(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True, gives_check)
+                if score > alpha and reduction != 0:
+                    score = -self._search(new_depth, ply + 1, -alpha - 1, -alpha, True, gives_check)
+                if alpha < score < beta:
+                    score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check)
+            self._unmake()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    best_code = code
+                    pv[ply] = (int(code),) + pv[ply + 1]
+                    if score >= beta:
+                        if not tactical:
+                            self.memory.reward(ply, us, code, depth, previous, quiets_tried)
+                        break
+            if not tactical:
+                tried[base + quiets_tried] = code
+                quiets_tried += 1
+        if searched == 0:
+            return -MATE + ply if in_check else 0
+        bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
+        stored = best + ply if best >= TB_BOUND else best - ply if best <= -TB_BOUND else best
+        self.table.put(key, best_code, stored, depth, bound)
+        return best
+
+    def _qsearch(self, ply: i64, alpha: i64, beta: i64, in_check: bool) -> i64:
         """Captures and queen promotions until the position is quiet; all evasions
         when in check, so that mates at the horizon are seen."""
-        self.nodes += 1
-        if self.nodes >= self._next_poll:
-            self._poll()
-        pos = self.pos
-        board = pos.board
+        self._count_node()
+        board = self.board
         self._pv[ply] = ()
         if ply > self.seldepth:
             self.seldepth = ply
         if ply >= MAX_PLY:
-            return self.evaluate(pos)
-        if self._per_node:
-            self.static.enter(pos, ply, 0)
+            return self._evaluate(board)
+        if self.spectral_on:
+            self.static.enter(board, ply, 0)
+        out = self.move_list
+        base = ply * MAX_MOVES
+        stand_pat: i64 = -INFINITE
+        best: i64 = -INFINITE
         if in_check:
-            best = -INFINITE
-            moves = evasion_codes(board)  # pseudo-legal: tested below; none legal is mate
-            stand_pat = -INFINITE
+            end = board.gen_all(out, base)
+            score_captures(board, out, base, end)  # captures first; quiet evasions key by their mover
         else:
-            lazy_margin = self._lazy_margin
-            if lazy_margin:
+            lazy = self.lazy
+            if lazy != 0:
                 # Material and tables alone, far outside the window: the classical
                 # terms cannot bring the score back (see lazy_eval_margin).
-                quick = material_and_tables(pos)
-                if quick - lazy_margin >= beta:
-                    return quick - lazy_margin
-                best = quick + lazy_margin if quick + lazy_margin <= alpha else self.evaluate(pos)
+                quick = self.eval.material_and_tables(board)
+                if quick - lazy >= beta:
+                    return quick - lazy
+                best = quick + lazy if quick + lazy <= alpha else self._evaluate(board)
             else:
-                best = self.evaluate(pos)
+                best = self._evaluate(board)
             stand_pat = best
             if best >= beta:
                 return best
             if best > alpha:
                 alpha = best
-            targets = chess.BB_ALL
-            if self.config.delta_pruning:
-                # Delta pruning at the source: only victims worth more than this
-                # can lift the score to alpha (promotions are always generated).
-                need = alpha - stand_pat - self.config.delta_margin
-                if need >= _DELTA_VALUES[chess.PAWN]:
-                    targets = board.occupied_co[not board.turn] & _delta_targets(board, need)
-            moves = capture_moves(board, targets)
-        if not moves and not in_check:
-            return best
-        cfg = self.config
-        delta = cfg.delta_pruning and not in_check
-        see_prune = cfg.qsearch_see_pruning
-        # The moves that may leave the king attacked (see legality_masks), tested inline.
-        suspects, ep_square = legality_masks(board)
-        for code in moves:
-            if code & RISKY:  # never in check: evasions carry no flag
-                code &= CODE_MASK
-                if see_prune and not see_code_ge(board, code):
+            end = board.gen_noisy(out, base)
+            score_captures(board, out, base, end)
+        p = self.params
+        delta = p.delta_pruning and not in_check
+        see_prune = p.qsearch_see_pruning
+        margin = p.delta_margin
+        squares = board.squares
+        for index in range(base, end):
+            code = pick(out, index, end)
+            if not in_check:
+                if see_prune and not safe_capture(board, code, self.see_scratch):
                     continue
-            if delta and not code >> 12:
-                victim = board.piece_type_at(code >> 6 & 63) or chess.PAWN
-                if stand_pat + _DELTA_VALUES[victim] + cfg.delta_margin <= alpha:
-                    continue
-            pos.push(code)
-            if (_BB_SQUARES[code & 63] & suspects or code >> 6 & 63 == ep_square) and was_into_check(board):
-                pos.pop()
+                if delta and code >> 12 == 0:
+                    # Delta pruning: even this victim and a margin cannot lift the
+                    # score to alpha (promotions always go on).
+                    victim = squares[SQ120[code >> 6 & 63]] & 7
+                    if stand_pat + SEE_VALUE[victim if victim != 0 else PAWN] + margin <= alpha:
+                        continue
+            board.make(code)
+            if not board.was_legal():
+                board.unmake()
                 continue
-            score = -self._quiesce(ply + 1, -beta, -alpha, is_check(board))
-            pos.pop()
+            self.eval.make(board)
+            score = -self._qsearch(ply + 1, -beta, -alpha, board.in_check())
+            self._unmake()
             if score > best:
                 best = score
                 if score > alpha:
@@ -849,39 +973,3 @@ class Search:
         if best == -INFINITE:  # in check, and no evasion (or none legal)
             return -MATE + ply
         return best
-
-
-@functools.lru_cache(maxsize=4)
-def _reduction_table(base: float, divisor: float) -> list[list[int]]:
-    """Late-move reductions by depth and move number: base + ln(d) ln(m) / divisor.
-    Cached (every search of a game uses the same one); read-only."""
-    table = [[0] * 64 for _ in range(64)]
-    for depth in range(1, 64):
-        for number in range(1, 64):
-            table[depth][number] = max(0, int(base + math.log(depth) * math.log(number) / divisor))
-    return table
-
-
-def _root_order(board: chess.Board, moves: Sequence[chess.Move]) -> list[chess.Move]:
-    """Initial order of the root moves: captures and promotions first (most valuable
-    victim), then the rest as generated; later iterations sort by score."""
-    by_code = {encode_move(move): move for move in moves}
-    captures = [code & CODE_MASK for code in capture_moves(board)]
-    tactical = set(captures)
-    first = [by_code[code] for code in captures if code in by_code]
-    return first + [move for move in moves if encode_move(move) not in tactical]
-
-
-def _delta_targets(board: chess.Board, need: int) -> chess.Bitboard:
-    """Pieces whose capture is worth more than *need* centipawns (pawns excluded:
-    the caller only asks when a pawn is not enough)."""
-    targets = 0
-    if _DELTA_VALUES[chess.KNIGHT] > need:
-        targets |= board.knights
-    if _DELTA_VALUES[chess.BISHOP] > need:
-        targets |= board.bishops
-    if _DELTA_VALUES[chess.ROOK] > need:
-        targets |= board.rooks
-    if _DELTA_VALUES[chess.QUEEN] > need:
-        targets |= board.queens
-    return targets

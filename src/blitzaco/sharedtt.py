@@ -1,11 +1,10 @@
 """The transposition table in shared memory, for ``Threads`` > 1: one table that the
 main search and every helper process (:mod:`blitzaco.smp`) read and write at once.
 
-It is a :class:`blitzaco.tt.NativeTable` whose two words per entry live in shared
-memory: the native search (:mod:`blitzaco.native_search`) reads and writes it with
-``find`` and ``put`` as it does its own table, and the search on python-chess's
-board through the :class:`blitzaco.tt.Table` protocol (``probe``, ``store``,
-``new_search``, ``clear``, ``hashfull``). ``Threads 1`` keeps the process's own
+It is a :class:`blitzaco.tt.TranspositionTable` whose two words per entry live in
+shared memory: the search (:mod:`blitzaco.search`) reads and writes it with ``find``
+and ``put`` as it does its own table, everything else with ``probe``, ``store``,
+``new_search``, ``clear`` and ``hashfull``. ``Threads 1`` keeps the process's own
 table, which costs less per probe (see ``scripts/smp_bench.py``).
 
 Layout: a shared block (:mod:`blitzaco.shm`) of ``2 * entries`` signed 64-bit words,
@@ -13,7 +12,7 @@ a power-of-two number of entries of 16 bytes, the entry of key *k* at ``k & (ent
 - 1)``. An entry is two words::
 
     word 0: key ^ data
-    word 1: data, packed as in NativeTable: move (bits 0-15) | score + 2**17 (16-33)
+    word 1: data, packed as in tt.py: move (bits 0-15) | score + 2**17 (16-33)
             | depth (34-41) | bound (42-43) | generation & 255 (44-51); 0 is empty
 
 Writers take no lock. Two processes storing the same slot at once can leave word 0
@@ -40,12 +39,12 @@ from typing import Final
 from mypy_extensions import i64
 
 from blitzaco.shm import SharedBlock, attach_block, create_block
-from blitzaco.tt import NATIVE_ENTRY_BYTES, NativeTable, entry_generation, pack_entry, replacement
+from blitzaco.tt import ENTRY_BYTES, TranspositionTable, entry_generation, pack_entry, replacement
 
 __all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack_entry"]
 
 #: Bytes per entry: two 64-bit words.
-SHARED_ENTRY_BYTES: Final = NATIVE_ENTRY_BYTES
+SHARED_ENTRY_BYTES: Final = ENTRY_BYTES
 _ZERO_CHUNK: Final = bytes(1 << 20)
 
 
@@ -54,7 +53,7 @@ def _entries_for(megabytes: int) -> int:
     return 1 << (entries.bit_length() - 1)
 
 
-class SharedTranspositionTable(NativeTable):
+class SharedTranspositionTable(TranspositionTable):
     """The table in shared memory. Safe to use from several processes at once (torn
     entries read as misses); one process's object is used by one thread at a time.
     Its own arrays (``keys``, ``data``) stay empty: the entries are in :attr:`words`."""
@@ -112,7 +111,7 @@ class SharedTranspositionTable(NativeTable):
 
     def resize(self, megabytes: int) -> None:
         """Not in place: a shared block keeps its size. The owner of helpers makes a
-        new table (:meth:`blitzaco.smp.HelperPool.resize`). (NativeTable's
+        new table (:meth:`blitzaco.smp.HelperPool.resize`). (TranspositionTable's
         constructor sizes itself through this method: only its empty arrays.)"""
         if megabytes:
             raise NotImplementedError("a shared table is resized by replacing it")

@@ -491,8 +491,7 @@ class _HelperSearcher:
 
     def search(self, token: int, generation: int, board: chess.Board, root_moves: list[chess.Move],
                max_depth: int) -> None:
-        from blitzaco.native_search import new_search
-        from blitzaco.search import SearchPlan
+        from blitzaco.search import Search, SearchPlan
 
         words = self.words
         slot = self.slot
@@ -505,8 +504,7 @@ class _HelperSearcher:
         try:
             table = self.table
             table.generation = generation
-            pos = self.static.position(board)
-            search = new_search(pos, SearchPlan(
+            search = Search(board, SearchPlan(
                 self.static, table, self.config.search, poll, root_moves,
                 tablebase=self.probe if self.probe.tablebase is not None else None,
             ))

@@ -1,24 +1,28 @@
-"""Transposition table: a fixed-size array of entries indexed by the low bits of the
-Zobrist key, sized from the UCI ``Hash`` option.
+"""The transposition table: a fixed-size array of entries indexed by the low bits of
+the board's Zobrist key, sized from the UCI ``Hash`` option, compiled.
 
-An entry is a plain tuple of integers ``(key, move, score, depth, bound,
-generation)`` with the move packed by :func:`blitzaco.moves.encode_move`. Only integers, so that
-CPython's cyclic garbage collector stops tracking the entries: with ``chess.Move``
-objects inside, one full collection over a filled 64 MB table took 180 ms, long
-enough to lose on time at bullet speeds; with integers it takes 7 ms.
+Two ``vec[i64]`` arrays: the keys (signed 64-bit, as the board keeps them, XORed
+with a salt, see :meth:`TranspositionTable.clear`) and the entries, each packed into
+one integer (:func:`pack_entry`), so that the search reads and writes them by
+:meth:`~TranspositionTable.find` and :meth:`~TranspositionTable.put` without
+building an object. :meth:`~TranspositionTable.probe` and
+:meth:`~TranspositionTable.store` serve everything else (unsigned keys, entry
+tuples). The shared table of ``Threads`` > 1
+(:class:`blitzaco.sharedtt.SharedTranspositionTable`) is one of these over shared
+memory.
 
-Mate scores are stored relative to the node ("mate in 3 from here"), not to the
-root, so that they stay right when the position is reached at another ply: see
-:func:`score_to_tt`.
+Mate and tablebase scores are stored relative to the node ("mate in 3 from here"),
+not to the root, so that they stay right when the position is reached at another
+ply: the search converts them on the way in and out.
 
 Replacement prefers depth and freshness: a slot is overwritten when it is empty,
 when it holds the same position, when it was written by an earlier search, or when
-the new entry's depth is at least the old one's.
+the new entry's depth is at least the old one's (:func:`replacement`).
 """
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import Final
 
 from librt.vecs import vec
 from mypy_extensions import i64
@@ -26,7 +30,6 @@ from mypy_extensions import i64
 from blitzaco.board import INTERPRETED
 
 __all__ = [
-    "Table",
     "Entry",
     "TranspositionTable",
     "EXACT",
@@ -38,11 +41,7 @@ __all__ = [
     "DEPTH",
     "BOUND",
     "GENERATION",
-    "score_to_tt",
-    "score_from_tt",
     "ENTRY_BYTES",
-    "NativeTable",
-    "NATIVE_ENTRY_BYTES",
     "pack_entry",
     "replacement",
     "entry_generation",
@@ -55,109 +54,15 @@ __all__ = [
 EXACT: Final = 0
 LOWER: Final = 1
 UPPER: Final = 2
-#: Positions of the fields in an entry tuple.
+#: Positions of the fields in an entry tuple (:meth:`TranspositionTable.probe`).
 KEY, MOVE, SCORE, DEPTH, BOUND, GENERATION = range(6)
-#: An entry: key, move code, score, depth, bound, generation.
+#: An entry as :meth:`TranspositionTable.probe` gives it: unsigned key, move code,
+#: score, depth, bound, generation.
 Entry = tuple[int, int, int, int, int, int]
 
-#: Memory one filled entry costs in CPython, its list slot included: 207 bytes
-#: measured with tracemalloc over a table filled with realistic entries (the 6-tuple
-#: 88 bytes, the 64-bit key 40, the move, score and generation 32 each in pymalloc's
-#: size classes, the 8-byte slot; depth and bound are cached small integers). It
-#: turns megabytes into a number of entries, so that ``Hash`` bounds the table.
-ENTRY_BYTES: Final = 208
-
-
-def score_to_tt(score: int, ply: int, mate_bound: int) -> int:
-    """A score as stored: mate distances counted from this node, not from the root."""
-    if score >= mate_bound:
-        return score + ply
-    if score <= -mate_bound:
-        return score - ply
-    return score
-
-
-def score_from_tt(score: int, ply: int, mate_bound: int) -> int:
-    """The inverse of :func:`score_to_tt` at *ply*."""
-    if score >= mate_bound:
-        return score - ply
-    if score <= -mate_bound:
-        return score + ply
-    return score
-
-
-class Table(Protocol):
-    """What the search asks of a table: this list table, or the shared-memory one of
-    ``Threads`` > 1 (:class:`blitzaco.sharedtt.SharedTranspositionTable`)."""
-
-    generation: int
-
-    def __len__(self) -> int: ...
-
-    def clear(self) -> None: ...
-
-    def new_search(self) -> None: ...
-
-    def probe(self, key: int) -> Entry | None: ...
-
-    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None: ...
-
-    def hashfull(self) -> int: ...
-
-
-class TranspositionTable:
-    """Not thread-safe; the engine's single search thread owns it while searching."""
-
-    def __init__(self, megabytes: int) -> None:
-        self.generation = 0
-        self.resize(megabytes)
-
-    def resize(self, megabytes: int) -> None:
-        """Reallocate for *megabytes* (a power-of-two number of entries); clears it."""
-        entries = max(1, megabytes * 1024 * 1024 // ENTRY_BYTES)
-        size = 1 << (entries.bit_length() - 1)
-        self.mask = size - 1
-        self.table: list[Entry | None] = [None] * size
-
-    def __len__(self) -> int:
-        return len(self.table)
-
-    def clear(self) -> None:
-        self.table = [None] * len(self.table)
-        self.generation = 0
-
-    def new_search(self) -> None:
-        """Age the entries: those of earlier searches become the first to replace."""
-        self.generation += 1
-
-    def probe(self, key: int) -> Entry | None:
-        entry = self.table[key & self.mask]
-        if entry is not None and entry[0] == key:
-            return entry
-        return None
-
-    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
-        """Store a result; *move* is a :func:`blitzaco.moves.encode_move` code (0: none known)."""
-        index = key & self.mask
-        old = self.table[index]
-        if old is not None:
-            if old[0] != key:
-                if old[5] == self.generation and depth < old[3]:
-                    return
-            elif not move:
-                move = old[1]
-        self.table[index] = (key, move, score, depth, bound, self.generation)
-
-    def hashfull(self) -> int:
-        """Permille of the first thousand slots written during the current search."""
-        sample = self.table[:1000]
-        used = sum(1 for entry in sample if entry is not None and entry[5] == self.generation)
-        return used * 1000 // len(sample)
-
-
-#: Bytes a NativeTable entry takes: its key and its packed data, two 64-bit words.
-NATIVE_ENTRY_BYTES: Final = 16
-# A NativeTable entry's data: move (16 bits), score + SCORE_OFFSET (18 bits), depth
+#: Bytes an entry takes: its key and its packed data, two 64-bit words.
+ENTRY_BYTES: Final = 16
+# An entry's data: move (16 bits), score + SCORE_OFFSET (18 bits), depth
 # (8 bits), bound (2 bits), generation (8 bits). Data 0 is an empty slot: a stored
 # entry never packs to 0, its score field being at least 1.
 _SCORE_OFFSET: Final = 1 << 17
@@ -167,14 +72,9 @@ _BOUND_SHIFT: Final = 42
 _GENERATION_SHIFT: Final = 44
 
 
-class NativeTable:
-    """The transposition table of the search on the engine's own board
-    (:mod:`blitzaco.native_search`): two ``vec[i64]`` arrays (keys as signed 64-bit
-    integers, entries packed in one integer) instead of a list of tuples, read and
-    written by :meth:`find` and :meth:`put` without building an object. The same
-    replacement rule as :class:`TranspositionTable`; :meth:`probe` and :meth:`store`
-    serve the :class:`Table` protocol (unsigned keys, entry tuples) for everything
-    else. Not thread-safe."""
+class TranspositionTable:
+    """The search's table (see the module's documentation). Not thread-safe: the
+    engine's search thread owns it while searching."""
 
     keys: vec[i64]
     data: vec[i64]
@@ -191,7 +91,7 @@ class NativeTable:
         """Size for *megabytes* (a power-of-two number of entries); clears it. The
         memory is taken when a search first needs it (:meth:`allocate`), not here:
         64 MB take about 0.1 s to fill, which the engine's start-up should not pay."""
-        entries = max(1, megabytes * 1024 * 1024 // NATIVE_ENTRY_BYTES)
+        entries = max(1, megabytes * 1024 * 1024 // ENTRY_BYTES)
         size = 1 << (entries.bit_length() - 1)
         self.mask = size - 1
         self.salt = 0
@@ -244,6 +144,7 @@ class NativeTable:
             data[index] = 0
 
     def new_search(self) -> None:
+        """Age the entries: those of earlier searches become the first to replace."""
         self.allocate()
         self.generation += 1
 
@@ -255,7 +156,7 @@ class NativeTable:
         return 0
 
     def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
-        """Store a result for *key* (signed) by :class:`TranspositionTable`'s rule."""
+        """Store a result for *key* (signed) by the replacement rule (:func:`replacement`)."""
         index = key & self.mask
         salted = key ^ self.salt
         data = replacement(self.data[index], self.keys[index] == salted, move, score, depth, bound, self.generation)
@@ -264,6 +165,7 @@ class NativeTable:
             self.data[index] = data
 
     def probe(self, key: int) -> Entry | None:
+        """The entry of *key* (unsigned), or None."""
         self.allocate()
         signed = key - (1 << 64) if key >= 1 << 63 else key
         data = self.find(signed)
@@ -272,6 +174,8 @@ class NativeTable:
         return (key, entry_move(data), entry_score(data), entry_depth(data), entry_bound(data), entry_generation(data))
 
     def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
+        """Store a result for *key* (unsigned); *move* is a
+        :func:`blitzaco.moves.encode_move` code (0: none known)."""
         self.allocate()
         self.put(key - (1 << 64) if key >= 1 << 63 else key, move, score, depth, bound)
 
@@ -290,7 +194,7 @@ class NativeTable:
 
 
 def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
-    """A NativeTable entry's data (never 0); a depth above 255 is kept as 255."""
+    """An entry's data (never 0); a depth above 255 is kept as 255."""
     if depth > 255:
         depth = 255
     return (
@@ -300,8 +204,7 @@ def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64) -
 
 
 def replacement(old: i64, same_key: bool, move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
-    """The data to store over *old* (the slot's data; 0: empty) by
-    :class:`TranspositionTable`'s rule, or 0 to keep *old*: an empty slot, the same
+    """The data to store over *old* (the slot's data; 0: empty), or 0 to keep *old*: an empty slot, the same
     position (keeping its move when the new result has none), an entry of an earlier
     search, or one no deeper than the new one is replaced. *generation*: the table's
     search count."""

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import chess
 
+from blitzaco.board import compute_key, repetition_window
 from blitzaco.moves import decode_move, encode_move
-from blitzaco.native_search import new_search
-from blitzaco.position import compute_key, repetition_window
 from blitzaco.search import (
     MATE,
     MATE_BOUND,
@@ -55,7 +54,7 @@ if TYPE_CHECKING:
     from blitzaco.probe import Probe, TablebaseRoot
     from blitzaco.smp import HelperPool, HelperSettings
     from blitzaco.static_eval import StaticEval
-    from blitzaco.tt import Table
+    from blitzaco.tt import TranspositionTable
 
 __all__ = [
     "Turn", "EngineState", "ThinkResult", "SearchInfo", "CurrMove", "Reporter", "CURRMOVE_AFTER_MS", "print_traceback",
@@ -138,7 +137,7 @@ class EngineState(Protocol):
 
     config: Config
     options: Options
-    tt: Table
+    tt: TranspositionTable
     static: StaticEval
     probe: Probe
     trails: Trails
@@ -218,7 +217,7 @@ class Turn:
         engine.tt.new_search()
         engine.static.use_trails(engine.config.pheromone.enabled)
         plan = SearchPlan(engine.static, engine.tt, engine.config.search, self.control, [move])
-        search = new_search(engine.static.position(self.board), plan)
+        search = Search(self.board, plan)
         for _ in search.iterate(1):
             pass
         pv, score, depth = search.best_line()
@@ -258,7 +257,6 @@ class Turn:
         level = engine.level() if not self.analysing and limits.mate is None else 20
         self._level = level
         static = engine.static_for(level)
-        pos = static.position(board)
         trails = engine.trails if config.pheromone.enabled else None
         static.use_trails(trails is not None)
         if trails is not None:
@@ -291,7 +289,7 @@ class Turn:
         if pool is not None:
             pooled = pool.poll(control, node_limit)
             poll, node_limit = pooled, None
-        search = new_search(pos, SearchPlan(
+        search = Search(board, SearchPlan(
             static,
             engine.tt,
             config.search,

@@ -55,10 +55,11 @@ from blitzaco.engine import (
     Reporter,
     SearchInfo,
     ThinkResult,
+    compute_key,
     mate_in,
     print_traceback,
+    repetition_window,
 )
-from blitzaco.position import repetition_window
 from blitzaco.timeman import Limits
 
 __all__ = ["UciProtocol", "main", "format_score", "MAX_LINE_BYTES"]
@@ -413,7 +414,9 @@ class UciProtocol:
         for option in self.options.values():
             self.send(option.declaration())
         self.send("uciok")
-        for message in (self.engine.pheromone_message, self.engine.spectral_message, self.engine.network_message):
+        engine = self.engine
+        for message in (engine.build_message, engine.pheromone_message, engine.spectral_message,
+                        engine.network_message):
             if message:
                 self.send(f"info string {message}")
 
@@ -638,8 +641,6 @@ class UciProtocol:
             self.engine.ponderhit()
 
     def _cmd_d(self, args: list[str], rest: str) -> None:
-        from blitzaco.position import compute_key
-
         for row in str(self.board).splitlines():
             self.send(row)
         self.send(f"Fen: {self.board.fen()}")

@@ -38,9 +38,9 @@ import chess.pgn
 
 from blitzaco.config import AnalyseConfig, Config
 from blitzaco.engine import Bound, Engine, Reporter, SearchInfo
-from blitzaco.movepick import see_ge
 from blitzaco.search import MATE_BOUND
 from blitzaco.timeman import Limits
+from blitzaco.tools.exchange import see_ge
 from blitzaco.tools.progress import progress_bar as bar
 
 __all__ = ["CLASSES", "MoveReport", "PlayerSummary", "GameAnalysis", "analyse_pgn", "accuracy", "win_chance"]

@@ -1,20 +1,25 @@
-"""The engine's own board (:mod:`blitzaco.board`) held against python-chess, and
-its classical evaluation (:mod:`blitzaco.classical`) against :mod:`blitzaco.evaluate`.
+"""The engine's own board (:mod:`blitzaco.board`) held against python-chess, and its
+evaluations (:mod:`blitzaco.classical`, :mod:`blitzaco.network`) held to their
+properties.
 
 :func:`cross_check` plays random games (standard and Chess960, favouring castling, en
 passant and promotions) on both boards in step and, in every position, compares the
-legal moves, the split into noisy and quiet moves, check, the key, insufficient
+legal moves, the split into noisy and quiet moves, check, the key (against one
+computed from the python-chess board, and Polyglot's in standard chess), insufficient
 material, the position written back as FEN, and the table-move test; for every legal
 move it makes the move, compares the key with one computed from scratch and the
 reported changes (:attr:`Board.dirty`) with the change of the piece map, unmakes it
 and compares the whole state with what it was. Any difference raises
 :class:`Mismatch` naming the position.
 
-:func:`eval_check` scores positions with both evaluations, term by term, and
-follows random games with the incremental sums (make, null move, unmake) against
-:class:`~blitzaco.position.Position`'s. :func:`net_check` does the same for the
-network on the engine's own board (:mod:`blitzaco.native_net`) against
-:mod:`blitzaco.nnue`.
+:func:`eval_check` follows random games with the classical evaluation's incremental
+sums (make, null move, unmake) and holds every position's score to one computed
+afresh, its trace to the score (the terms add up to it) and to the colour mirror's
+(equal and opposite, every feature count swapped). :func:`net_check` follows random
+games with the network's lazy accumulator and holds its score to one reset on the
+position and to :func:`reference_network_score`, the file format's definition
+written out plainly. ``tests/data/eval_scores.csv`` holds the shipped evaluations'
+scores of 200 positions beside these checks.
 
 The tests run both on the installed modules, pure or compiled, so that both builds
 are held to the same reference (``tests/test_board.py``, ``tests/test_classical.py``,
@@ -30,18 +35,16 @@ import chess.polyglot
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board
+from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board, compute_key
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
-from blitzaco.evaluate import Evaluator
-from blitzaco.native_net import NetEvaluator
-from blitzaco.nnue import INPUTS, Network, NetworkWeights, classical_share
-from blitzaco.position import Position, compute_key
-from blitzaco.tt import EXACT, NativeTable
+from blitzaco.network import NetEvaluator
+from blitzaco.nnue import INPUTS, NetworkWeights, classical_share, feature
+from blitzaco.tt import EXACT, TranspositionTable
 
 __all__ = [
     "Mismatch", "cross_check", "check_position", "eval_check", "check_evaluation", "code_of", "legal_codes",
-    "piece_map", "snapshot", "net_check", "random_net",
+    "piece_map", "snapshot", "net_check", "random_net", "reference_network_score", "table_check",
 ]
 
 
@@ -198,67 +201,90 @@ def cross_check(seed: int, games: int, plies: int) -> int:
     return checked
 
 
-def check_evaluation(classical: Classical, evaluator: Evaluator, reference: chess.Board) -> None:
-    """Score *reference* with both evaluations (same configuration) and compare the
-    score, every term of the trace and every feature count; raises :class:`Mismatch`. *classical* is
-    reset to the position."""
-    reference = reference.copy(stack=False)  # the evaluation reads no history
+def _traced(classical: Classical, reference: chess.Board) -> tuple[int, dict[str, list[int]], dict[str, list[int]]]:
+    """(score, terms, non-zero feature counts) of *reference* by *classical*, reset to
+    it, with the trace's own consistency checked: the terms (tempo aside) add up to
+    the midgame and endgame sums the score is blended from, and the score untraced is
+    the same."""
     board = Board.from_chess(reference)
     classical.reset(board)
     classical.tracing = True
-    score = classical.evaluate(board)
-    classical.tracing = False
-    expected = evaluator.evaluate(Position(reference, evaluator.psq))
-    trace = evaluator.trace(reference)
-    terms = {name: [classical.terms[i * 4 + k] for k in range(4)] for i, name in enumerate(TERM_NAMES)}
-    if score != expected or classical.evaluate(board) != expected:
-        raise Mismatch(f"score {score} against {expected} in {reference.fen()}")
+    try:
+        score = int(classical.evaluate(board))
+    finally:
+        classical.tracing = False
+    terms = {name: [int(classical.terms[i * 4 + k]) for k in range(4)] for i, name in enumerate(TERM_NAMES)}
+    # Tempo is the side to move's, added when the phases are blended.
+    mg = sum(row[0] - row[2] for name, row in terms.items() if name != "Tempo")
+    eg = sum(row[1] - row[3] for name, row in terms.items() if name != "Tempo")
+    if (mg, eg) != (classical.traced_mg, classical.traced_eg):
+        raise Mismatch(f"the terms add up to {(mg, eg)}, the score is blended from "
+                       f"{(classical.traced_mg, classical.traced_eg)} in {reference.fen()}")
+    if classical.evaluate(board) != score:
+        raise Mismatch(f"traced and untraced scores differ in {reference.fen()}")
+    features = {name: list(counts) for name, counts in classical.features.items() if any(counts)}
+    return score, terms, features
+
+
+def check_evaluation(classical: Classical, reference: chess.Board) -> int:
+    """Score *reference* afresh by *classical* and hold the score to its properties:
+    the trace adds up to it (:func:`_traced`), and the colour mirror (the same
+    position with the colours and the side to move swapped) gets the same score for
+    its side to move, every term and feature count with the colours swapped. Returns
+    the score (side to move's view), *classical* reset to *reference*; raises
+    :class:`Mismatch`."""
+    reference = reference.copy(stack=False)  # the evaluation reads no history
+    mirror_score, mirror_terms, mirror_features = _traced(classical, reference.mirror())
+    score, terms, features = _traced(classical, reference)  # last: *classical* is left on *reference*
+    if mirror_score != score:
+        raise Mismatch(f"score {score}, the colour mirror's {mirror_score} in {reference.fen()}")
     for name in TERM_NAMES:
-        if terms[name] != trace.terms[name]:
-            raise Mismatch(f"{name}: {terms[name]} against {trace.terms[name]} in {reference.fen()}")
-    # The feature counts the tuner fits (a count of zero and no count are the same).
-    mine = {name: counts for name, counts in classical.features.items() if any(counts)}
-    theirs = {name: counts for name, counts in trace.features.items() if any(counts)}
-    if mine != theirs:
-        differ = sorted(name for name in mine.keys() | theirs.keys() if mine.get(name) != theirs.get(name))
-        raise Mismatch(f"feature counts differ ({', '.join(differ[:5])}) in {reference.fen()}")
+        white_mg, white_eg, black_mg, black_eg = terms[name]
+        if mirror_terms[name] != [black_mg, black_eg, white_mg, white_eg]:
+            raise Mismatch(f"{name}: {terms[name]}, the mirror's {mirror_terms[name]} in {reference.fen()}")
+    swapped = {name: [counts[1], counts[0]] for name, counts in features.items()}
+    if swapped != mirror_features:
+        differ = sorted(name for name in swapped.keys() | mirror_features.keys()
+                        if swapped.get(name) != mirror_features.get(name))
+        raise Mismatch(f"feature counts differ from the mirror's ({', '.join(differ[:5])}) in {reference.fen()}")
+    return score
 
 
 def eval_check(seed: int, games: int, plies: int, config: EvalConfig | None = None) -> int:
-    """Random games (odd ones Chess960): every position scored by both evaluations
-    (:func:`check_evaluation`), and the incremental sums followed through make, null
-    moves and unmake against Position's; return the positions checked."""
+    """Random games (odd ones Chess960): every position scored afresh and held to its
+    properties (:func:`check_evaluation`), and the evaluator that follows the game
+    (make, null moves, unmake) holding the same sums and giving the same score;
+    return the positions checked."""
     config = config if config is not None else EvalConfig()
     classical = Classical(config)  # follows the games
     scorer = Classical(config)  # scores each position afresh
-    evaluator = Evaluator(config)
     rng = random.Random(seed)
     checked = 0
     for game in range(games):
         reference = chess.Board.from_chess960_pos(rng.randrange(960)) if game % 2 else chess.Board()
         board = Board.from_chess(reference, plies + 1)
-        position = Position(reference, evaluator.psq)
         classical.reset(board)
         depth = 0  # moves and null moves made since the game's start
         for _ in range(plies):
-            check_evaluation(scorer, evaluator, reference)
+            expected = check_evaluation(scorer, reference)
             checked += 1
             top = classical.top
             sums = (classical.mg[top], classical.eg[top], classical.phase[top])
-            if sums != (position.mg, position.eg, position.phase):
-                raise Mismatch(f"incremental sums differ from Position's in {reference.fen()}")
+            if sums != (scorer.mg[scorer.top], scorer.eg[scorer.top], scorer.phase[scorer.top]):
+                raise Mismatch(f"incremental sums differ from those computed afresh in {reference.fen()}")
+            if classical.evaluate(board) != expected:
+                raise Mismatch(f"the evaluator that followed the game scores {classical.evaluate(board)}, "
+                               f"afresh {expected} in {reference.fen()}")
             moves = list(reference.legal_moves)
             roll = rng.random()
             if roll < 0.15 and depth:
                 depth -= 1
                 reference.pop()
                 board.unmake()
-                position.pop()
                 classical.unmake()
             elif roll < 0.2 and not reference.is_check():
                 depth += 1
                 board.make_null()
-                position.push_null()
                 classical.make(board)
                 reference.push(chess.Move.null())
             elif moves:
@@ -266,11 +292,32 @@ def eval_check(seed: int, games: int, plies: int, config: EvalConfig | None = No
                 depth += 1
                 reference.push(move)
                 board.make(code_of(move))
-                position.push_move(move)
                 classical.make(board)
             else:
                 break
     return checked
+
+
+def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> int:
+    """The network's score of *reference* for its side to move, by the file format's
+    definition (:mod:`blitzaco.nnue`) written out plainly: each perspective's first
+    layer is the biases plus the rows of its features, clipped to [0, QA]; the output
+    is the side to move's clipped values times the first half of the output weights,
+    the other side's times the second, plus the output bias, in centipawns."""
+    hidden = weights.hidden
+    w1 = weights.w1
+    layers = []
+    for perspective in (reference.turn, not reference.turn):
+        values = list(weights.b1)
+        for square, piece in reference.piece_map().items():
+            row = feature(perspective, piece.color, piece.piece_type, square) * hidden
+            for j in range(hidden):
+                values[j] += w1[row + j]
+        layers.append([min(max(value, 0), weights.qa) for value in values])
+    total = weights.b2
+    for half, layer in enumerate(layers):
+        total += sum(w * value for w, value in zip(weights.w2[half * hidden:(half + 1) * hidden], layer, strict=True))
+    return total * 100 // (weights.qa * weights.qb)
 
 
 def random_net(hidden: int, seed: int, residual: bool = False) -> NetworkWeights:
@@ -288,12 +335,12 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
     """Random games (odd ones Chess960, captures, promotions and castling favoured):
     at about two positions in three (so that the lazy accumulator catches up over
     several plies) the network evaluator that followed the game (make, unmake) and
-    one reset on the position give :mod:`blitzaco.nnue`'s score (times *weight*;
-    plus :mod:`blitzaco.evaluate`'s for a residual net, or *share* times it for a
-    replacing one); raises :class:`Mismatch`. Returns the positions checked."""
+    one reset on the position give :func:`reference_network_score` (times *weight*;
+    plus the classical score for a residual net, or *share* times it for a replacing
+    one); raises :class:`Mismatch`. Returns the positions checked."""
     config = config if config is not None else EvalConfig()
-    net = Network(weights)
-    classical = Evaluator(config)
+    residual = bool(weights.flags & 1)
+    classical = Classical(config)
     follower = NetEvaluator(config, weights, weight, share)
     fresh = NetEvaluator(config, weights, weight, share)
     rng = random.Random(seed)
@@ -306,18 +353,19 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
         made = 0
         for _ in range(plies):
             if asked.random() < 0.65:
-                expected = net.evaluate_board(reference)
+                expected = reference_network_score(weights, reference)
                 if weight != 1.0:
                     expected = int(weight * expected)
-                factor = classical_share(net.residual, share)
-                if factor:
-                    classical_score = classical.evaluate(Position(reference.copy(stack=False), classical.psq))
-                    expected += classical_score if factor == 1.0 else int(factor * classical_score)
+                factor = classical_share(residual, share)
                 own = Board.from_chess(reference.copy(stack=False))
+                if factor:
+                    classical.reset(own)
+                    classical_score = int(classical.evaluate(own))
+                    expected += classical_score if factor == 1.0 else int(factor * classical_score)
                 fresh.reset(own)
                 got = (follower.evaluate(board), fresh.evaluate(own))
                 if got != (expected, expected):
-                    raise Mismatch(f"network: followed {got[0]}, from scratch {got[1]}, nnue {expected} "
+                    raise Mismatch(f"network: followed {got[0]}, from scratch {got[1]}, by definition {expected} "
                                    f"in {reference.fen()}")
                 checked += 1
             moves = list(reference.legal_moves)
@@ -340,11 +388,11 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
 
 
 def table_check(seed: int, clears: int) -> int:
-    """A 16-slot :class:`blitzaco.tt.NativeTable` filled and cleared *clears* times
+    """A 16-slot :class:`blitzaco.tt.TranspositionTable` filled and cleared *clears* times
     (compiled, its salt comes round every 16 clearings and the memory is zeroed):
     each search's entries are found until the clearing and none after it; raises
     :class:`Mismatch`. Returns the entries checked."""
-    table = NativeTable(1)
+    table = TranspositionTable(1)
     table.mask = 15
     table.keys = vec[i64]([0] * 16)
     table.data = vec[i64]([0] * 16)

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 
 import chess
 
+from blitzaco.board import compute_key
 from blitzaco.config import Config
 from blitzaco.moves import encode_move
-from blitzaco.native_search import new_search
 from blitzaco.pheromone import Trails
-from blitzaco.position import compute_key
-from blitzaco.search import MATE_BOUND, SearchPlan
+from blitzaco.search import MATE_BOUND, Search, SearchPlan
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl
 from blitzaco.tt import TranspositionTable
@@ -62,7 +61,7 @@ def _scored_moves(board: chess.Board, static: StaticEval, tt: TranspositionTable
     of *depth* plies."""
     limits = Limits(depth=depth)
     plan = SearchPlan(static, tt, config.search, SearchControl(limits, None), list(board.legal_moves))
-    search = new_search(static.position(board), plan)
+    search = Search(board, plan)
     return search.score_root_moves(depth)
 
 
@@ -153,7 +152,7 @@ def _result_by_search(board: chess.Board, static: StaticEval, tt: TranspositionT
     limits = Limits(depth=depth)
     legal = list(board.legal_moves)
     plan = SearchPlan(static, tt, config.search, SearchControl(limits, None), legal)
-    search = new_search(static.position(board), plan)
+    search = Search(board, plan)
     score = 0
     for iteration in search.iterate(depth):
         score = iteration.lines[0].score

@@ -10,7 +10,7 @@ more than once: a shared machine varies by several per cent from run to run):
   the ratio of the total times, and the geometric mean of the per-position ratios.
   The helpers are started and waited for before the clock runs.
 * **Table cost.** The microseconds of a probe (hit and miss) and of a store, in the
-  list table of ``Threads`` 1 and in the shared-memory table, both of ``--hash``
+  process's own table of ``Threads`` 1 and in the shared-memory table, both of ``--hash``
   MB, filled with random entries first; each figure is the best of a few rounds,
   the cost of the bare loop taken off.
 """
@@ -31,7 +31,7 @@ from blitzaco.engine import Engine
 from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.timeman import Limits
 from blitzaco.tools.bench import BENCH_FENS
-from blitzaco.tt import EXACT, NativeTable, Table, TranspositionTable
+from blitzaco.tt import EXACT, TranspositionTable
 
 __all__ = ["DepthRun", "TableCost", "time_to_depth", "table_costs", "main"]
 
@@ -104,10 +104,9 @@ def _rate(nodes: int, seconds: float) -> int:
 
 
 def table_costs(operations: int = 200_000, hash_mb: int = 64, rounds: int = 3, seed: int = 1) -> list[TableCost]:
-    """The cost of probe and store (through the :class:`Table` interface, from
-    Python) in the list table, the native search's own table and the shared table."""
-    costs = [_measure("list", TranspositionTable(hash_mb), operations, rounds, seed),
-             _measure("native", NativeTable(hash_mb), operations, rounds, seed)]
+    """The cost of probe and store (through ``probe`` and ``store``, from Python) in
+    the process's own table and the shared table."""
+    costs = [_measure("own", TranspositionTable(hash_mb), operations, rounds, seed)]
     shared = SharedTranspositionTable(hash_mb)
     try:
         costs.append(_measure("shared", shared, operations, rounds, seed))
@@ -116,7 +115,7 @@ def table_costs(operations: int = 200_000, hash_mb: int = 64, rounds: int = 3, s
     return costs
 
 
-def _measure(name: str, table: Table, operations: int, rounds: int, seed: int) -> TableCost:
+def _measure(name: str, table: TranspositionTable, operations: int, rounds: int, seed: int) -> TableCost:
     rng = random.Random(seed)
     table.new_search()
     size = len(table)
@@ -160,7 +159,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print) -> i
     parser = argparse.ArgumentParser(
         prog="smp_bench.py",
         description="Time to depth and node rate with Threads 1 and 2 on the bench positions, "
-        "and the cost of a shared-table probe and store against the list table.",
+        "and the cost of a shared-table probe and store against the process's own table.",
     )
     parser.add_argument("--depth", type=int, default=8, help="search depth (default: %(default)s)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="Threads values (default: 1 2)")

@@ -298,14 +298,17 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS) -> Any:
 def classical_scores(path: str | Path, limit: int | None = None) -> np.ndarray:
     """The classical evaluation (shipped weights, side to move's view, centipawns) of
     every record of a label file, for residual training."""
+    from blitzaco.board import Board
+    from blitzaco.classical import Classical
     from blitzaco.config import EvalConfig
-    from blitzaco.evaluate import Evaluator
-    from blitzaco.position import Position
     from blitzaco.tools.tune.labels import read_labels
 
-    evaluator = Evaluator(EvalConfig())
-    records = itertools.islice(read_labels(path), limit)
-    scores = [evaluator.evaluate(Position(record.board, evaluator.psq)) for record in records]
+    classical = Classical(EvalConfig())
+    scores = []
+    for record in itertools.islice(read_labels(path), limit):
+        own = Board.from_chess(record.board)
+        classical.reset(own)
+        scores.append(int(classical.evaluate(own)))
     return np.asarray(scores, dtype=np.float32)
 
 
@@ -489,16 +492,25 @@ def quantisation_error(model: Any, blob: bytes, boards: list[chess.Board]) -> di
     (side to move's view; the engine's integer division included)."""
     import torch
 
-    from blitzaco.nnue import decode_network
+    from blitzaco.board import Board
+    from blitzaco.config import EvalConfig
+    from blitzaco.network import NetEvaluator
+    from blitzaco.nnue import decode_weights
 
     if not boards:
         return {"positions": 0, "max_cp": 0.0, "mean_cp": 0.0}
-    net = decode_network(blob)
+    net = NetEvaluator(EvalConfig(), decode_weights(blob))
+
+    def engine_score(board: chess.Board) -> int:
+        own = Board.from_chess(board.copy(stack=False))
+        net.reset(own)
+        return int(net.network(own))
+
     features = [board_features(board) for board in boards]
     with torch.no_grad():
         own = torch.tensor([stm for stm, _ in features])
         floats = 100.0 * model(own, torch.tensor([other for _, other in features]))
-    errors = [abs(net.evaluate_board(board) - float(value)) for board, value in zip(boards, floats, strict=True)]
+    errors = [abs(engine_score(board) - float(value)) for board, value in zip(boards, floats, strict=True)]
     return {"positions": len(boards), "max_cp": round(max(errors), 3), "mean_cp": round(sum(errors) / len(errors), 3)}
 
 
@@ -510,7 +522,7 @@ class EvalCheck:
     loss: float  # the trainer's held-out loss (see train)
     scaled_loss: float  # the same with the score multiplied by the best factor (0.5 to 2)
     factor: float  # that factor
-    microseconds: float  # per evaluation, as the search calls it (in process)
+    microseconds: float  # per evaluation of a python-chess board (the engine's board set up from it included)
 
 
 def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str], *, config: Any = None,
@@ -569,6 +581,5 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
         static = StaticEval(variant, Trails(variant.pheromone))
         if variant.eval.nn.enabled and static.net is None:
             raise ValueError(f"{name}: {static.network_message or 'the network could not be loaded'}")
-        positions = [static.position(record.board) for record in held]
-        checks.append(measure(name, static.evaluate, positions))
+        checks.append(measure(name, static.evaluate, [record.board for record in held]))
     return checks

@@ -29,10 +29,10 @@ import numpy as np
 from blitzaco.bundled import bundled_file
 from blitzaco.classical import Classical
 from blitzaco.config import Config, dump_toml
-from blitzaco.movepick import see_ge
-from blitzaco.static_eval import classical_trace
 from blitzaco.tools.book import read_database
+from blitzaco.tools.exchange import see_ge
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.trace import classical_trace
 
 __all__ = ["tuning_openings", "selfplay", "extract", "extract_labels", "is_quiet", "PositionSet", "RESULTS"]
 

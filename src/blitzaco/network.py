@@ -1,11 +1,10 @@
-"""The network on the engine's own board: the accumulator kept with the evaluator,
-updated from what each move changed (:attr:`blitzaco.board.Board.dirty`), for the
-search on that board (:mod:`blitzaco.native_search`).
+"""The network, evaluated on the engine's own board: the accumulator kept with the
+evaluator, updated from what each move changed (:attr:`blitzaco.board.Board.dirty`).
 
-The same network and the same integer arithmetic as :class:`blitzaco.nnue.Network`
-(the file format, the inputs, the scales are :mod:`blitzaco.nnue`'s), so the same
-score to the centipawn: 768 inputs per perspective, a first layer of ``hidden``
-neurons shared by both perspectives, clipped ReLU, one output. Here the accumulator
+The file format, the inputs and the scales are :mod:`blitzaco.nnue`'s: 768 inputs
+per perspective, a first layer of ``hidden`` neurons shared by both perspectives,
+clipped ReLU, one output, in integers, so that the score is the same number wherever
+it is computed (``tests/data/eval_scores.csv`` records it). The accumulator
 is a ``vec[i64]`` per ply holding its ``2 * hidden`` values three to a word (White's
 perspective, then Black's; see :data:`_LANE_BITS`), so that a pass over a row adds a
 third as many words as there are neurons. Making a move notes the first-layer rows of the
@@ -18,8 +17,8 @@ check, a cached score). The trainer bounds the weights
 so that no value leaves the 16-bit range (:data:`blitzaco.nnue.WEIGHT_LIMIT`, checked
 when a file is read).
 
-:class:`NetEvaluator` is a :class:`~blitzaco.classical.Classical` (the native
-search calls one evaluator): with a replacing net its score is the network's alone
+:class:`NetEvaluator` is a :class:`~blitzaco.classical.Classical` (the search calls
+one evaluator): with a replacing net its score is the network's alone
 (times ``[eval.nn] weight``) plus, when ``[eval.nn] classical`` is not 0, that
 share of the classical score; with a residual net the classical score plus the
 network's. The board knows nothing of it.
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import EMPTY, INTERPRETED, MAX_PLY, SQ120, WHITE, Board
+from blitzaco.board import CAPACITY, EMPTY, INTERPRETED, SQ120, WHITE, Board
 from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
 from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights, classical_share
@@ -42,8 +41,8 @@ if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see boa
 
 __all__ = ["NetEvaluator", "feature_index"]
 
-#: Plies of accumulators kept: the board's own limit.
-_PLIES: Final = MAX_PLY + 1
+#: Plies of accumulators kept: as many as a board makes moves by default.
+_PLIES: Final = CAPACITY + 1
 #: The accumulator's neurons are kept three to a 64-bit word, a neuron ``v`` in lane
 #: ``k`` adding ``v << (21 * k)`` (exact integer sums: no masks, no carries to undo):
 #: a pass over a row adds a third as many words as it has neurons. A neuron's value

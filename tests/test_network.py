@@ -1,0 +1,141 @@
+"""The network on the engine's own board (blitzaco.network): the accumulator kept
+lazily from what each move changed gives the score of one reset on the position and
+the file format's definition written out plainly
+(:func:`blitzaco.tools.boardcheck.reference_network_score`), over random games with
+every kind of move, Chess960 included, and the check is shown able to fail; a
+position and its colour mirror score the same for the side to move; the engine
+searches with the network on.
+
+The compiled build runs the same check in test_native.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import chess
+import pytest
+
+from blitzaco.board import Board
+from blitzaco.bundled import bundled_file
+from blitzaco.config import Config, EvalConfig
+from blitzaco.network import NetEvaluator
+from blitzaco.nnue import NetworkWeights, load_weights
+from blitzaco.timeman import Limits
+from blitzaco.tools import boardcheck
+from blitzaco.tools.boardcheck import Mismatch, net_check, random_net, reference_network_score
+
+
+@pytest.mark.parametrize("residual", [False, True])
+def test_the_incremental_accumulator_scores_as_the_reference(residual: bool) -> None:
+    assert net_check(random_net(16, 3, residual), seed=1, games=16, plies=90) > 800
+
+
+@pytest.mark.parametrize("qa", [1, 4000, 32767])
+def test_the_clipped_relu_holds_for_any_qa_the_format_allows(qa: int) -> None:
+    """The output clips three neurons of a word at once (0 below, qa above): it
+    equals the reference's one-at-a-time clip at either end of the file's range."""
+    weights = dataclasses.replace(random_net(16, 5), qa=qa)
+    assert net_check(weights, seed=3, games=6, plies=60) > 200
+
+
+def test_the_weight_scales_the_networks_score() -> None:
+    assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 100
+
+
+def test_a_share_of_the_classical_score_blends_with_a_replacing_net() -> None:
+    assert net_check(random_net(8, 4, False), seed=3, games=4, plies=60, weight=0.5, share=0.5) > 100
+    # A residual net keeps the classical score whole, whatever the share.
+    assert net_check(random_net(8, 4, True), seed=4, games=2, plies=40, share=0.3) > 40
+
+
+def test_the_shipped_networks_score_as_the_reference() -> None:
+    for name in ("net.bin", "nn.bin"):
+        path = bundled_file(name)
+        assert path is not None, name
+        assert net_check(load_weights(path), seed=5, games=2, plies=60) > 60
+
+
+def test_the_net_check_sees_an_evaluator_of_other_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison can fail: when the evaluators the check builds run weights
+    with one first-layer weight changed (the reference keeping the given ones), the
+    check finds a position where the scores differ."""
+    weights = random_net(8, 7, False)
+    assert net_check(weights, seed=6, games=2, plies=40) > 20
+    w1 = list(weights.w1)
+    for index in range(0, len(w1), 8):  # one neuron's rows: the pieces on the board move its value
+        w1[index] += 400
+    other = dataclasses.replace(weights, w1=tuple(w1))
+
+    def with_other_weights(config: EvalConfig, given: NetworkWeights, *args: float) -> NetEvaluator:
+        assert given is weights
+        return NetEvaluator(config, other, *args)
+
+    monkeypatch.setattr(boardcheck, "NetEvaluator", with_other_weights)
+    with pytest.raises(Mismatch, match="by definition"):
+        net_check(weights, seed=6, games=2, plies=40)
+
+
+def test_the_net_check_sees_a_lazy_update_gone_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The incremental comparison can fail: an evaluator that forgets, in a capture,
+    the row of the square the capturing piece left (right when reset on the
+    position) is found (pure build: the compiled class cannot be patched)."""
+    from blitzaco import network
+
+    if not network.INTERPRETED:
+        pytest.skip("the compiled class cannot be patched")
+    real = network.NetEvaluator.make
+
+    def forgetting_captures(self: NetEvaluator, board: Board) -> None:
+        real(self, board)
+        if board.dirty_count > 1 and board.dirty[2] < 0:  # first change: the captured piece removed
+            for perspective in range(2):  # the second square left: the capturing piece's
+                self.rows[self.ply * 8 + 4 * perspective + 3] = self.zero_row
+
+    monkeypatch.setattr(network.NetEvaluator, "make", forgetting_captures)
+    with pytest.raises(Mismatch, match="followed"):
+        net_check(random_net(8, 7, False), seed=6, games=4, plies=80)
+
+
+def test_a_position_and_its_colour_mirror_score_the_same_for_the_side_to_move() -> None:
+    weights = random_net(16, 6, False)
+    evaluator = NetEvaluator(Config().eval, weights)
+    rng = random.Random(9)
+    board = chess.Board()
+    for _ in range(60):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        scores = []
+        for position in (board, board.mirror()):
+            own = Board.from_chess(position.copy(stack=False))
+            evaluator.reset(own)
+            scores.append(evaluator.evaluate(own))
+        assert scores[0] == scores[1] == reference_network_score(weights, board), board.fen()
+
+
+def test_the_engine_searches_with_the_network_on(built_searches: list[object]) -> None:
+    """[eval.nn] on with a replacing net: the search's evaluator is the network's
+    (the engine's static evaluation's one), and the root's static score is the
+    network's by the file format's definition."""
+    from blitzaco.engine import Engine
+
+    path = bundled_file("net.bin")
+    assert path is not None
+    config = Config()
+    nn = dataclasses.replace(config.eval.nn, enabled=True, file=str(path), weight=1.0, classical=0.0)
+    config = dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn))
+    engine = Engine(config)
+    engine.set_option("own_book", False)
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    result = engine.think(board, Limits(depth=4))
+    assert result.move in board.legal_moves
+    evaluator = engine.static.evaluator()
+    assert isinstance(evaluator, NetEvaluator)
+    assert len(built_searches) == 1 and built_searches[0].eval is evaluator  # type: ignore[attr-defined]
+    own = Board.from_chess(board)
+    evaluator.reset(own)
+    net = engine.static.net
+    assert net is not None and evaluator.evaluate(own) == reference_network_score(net.weights, board)
