@@ -70,6 +70,10 @@ SEE_VALUE: Final = vec[i64]([0, 100, 320, 330, 500, 950, 20000, 0])
 KEY_SHIFT: Final = 16
 #: The history table is halved when an entry passes this.
 HISTORY_LIMIT: Final = 1 << 20
+#: Entries of the counter-move table (one per from-to pair) and of the history (one
+#: per side and from-to pair).
+FROM_TO: Final = 4096
+HISTORY_SIZE: Final = 2 * FROM_TO
 #: Added to a quiet move's history (at most HISTORY_LIMIT in size) to make its sort
 #: key positive.
 QUIET_OFFSET: Final[i64] = 1 << 30
@@ -250,8 +254,8 @@ class OrderingMemory:
 
     def __init__(self, killers: bool, counters: bool, history: bool) -> None:
         self.killers = vec[i64]([0] * (2 * STACK_PLIES))
-        self.counters = vec[i64]([0] * 4096)
-        self.history = vec[i64]([0] * 8192)
+        self.counters = vec[i64]([0] * FROM_TO)
+        self.history = vec[i64]([0] * HISTORY_SIZE)
         self.tried = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
         self.use_killers = killers
         self.use_counters = counters
@@ -283,7 +287,7 @@ class OrderingMemory:
             for i in range(base, base + tried):
                 history[side_base | (self.tried[i] & 4095)] -= bonus
             if history[side_base | (code & 4095)] > HISTORY_LIMIT:
-                for i in range(8192):
+                for i in range(HISTORY_SIZE):
                     history[i] //= 2
 
 
