@@ -278,3 +278,20 @@ def test_the_shipped_replacing_net_carries_its_record_and_is_off() -> None:
     damaged[len(damaged) // 2] ^= 1
     with pytest.raises(NetworkError, match="checksum"):
         decode_weights(bytes(damaged))
+
+
+def test_a_static_label_run_is_recorded_as_such(tmp_path: Path) -> None:
+    """A run labelled by Stockfish's static evaluation says so in the record, with
+    its shares of random moves and Chess960 games; a search label run's entry has no
+    such keys."""
+    from blitzaco.tools.tune.record import label_run
+
+    search = _label_copy(tmp_path, 81)
+    static = _label_copy(tmp_path, 82)
+    state_path = static.with_name(static.name + ".json")
+    state = json.loads(state_path.read_text())
+    state.update(label="static", random_moves=0.05, chess960=0.1)
+    state_path.write_text(json.dumps(state))
+    entry = label_run(static, 600)
+    assert (entry["label"], entry["random_moves"], entry["chess960"]) == ("static", 0.05, 0.1)
+    assert not {"label", "random_moves", "chess960"} & label_run(search, 600).keys()

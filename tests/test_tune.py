@@ -468,6 +468,71 @@ def test_labelled_positions_are_quiet_seeded_and_resumable(tmp_path: Path) -> No
 
 @pytest.mark.skipif(__import__("blitzaco.tools.tune.labels", fromlist=["x"]).find_stockfish() is None,
                     reason="Stockfish labels the positions")
+def test_static_labels_are_stockfishs_evaluation_seeded_and_resumable(tmp_path: Path) -> None:
+    """The static kind: quiet positions of low-node games (some moves random, some
+    games Chess960), each labelled by Stockfish's ``eval`` (asked again here, one
+    position at a time, it says the same); the same seed gives the same file, in one
+    run or continued with another number of workers; a file is not continued with
+    other settings; random moves are refused for search labels."""
+    from blitzaco.tools.exchange import see_ge
+    from blitzaco.tools.tune.labels import Stockfish, find_stockfish, generate, read_labels
+
+    settings = {"seed": 11, "nodes": 100, "label": "static", "random_moves": 0.2, "chess960": 0.5, "children": 2,
+                "progress": False}
+    first = tmp_path / "a.bin"
+    figures = generate(first, 400, workers=2, **settings)  # type: ignore[arg-type]
+    records = list(read_labels(first))
+    assert len(records) == figures["total"] >= 400
+    for record in records:
+        board = record.board
+        assert board.is_valid() and not board.is_check() and record.result in (0.0, 0.5, 1.0, None)
+        assert not any(see_ge(board, move, 1) for move in board.generate_legal_captures() if not move.promotion)
+    off_line = sum(record.result is None for record in records)
+    assert 0 < off_line < len(records), "children of the game's positions, without a result, beside them"
+    starts = {record.board.board_fen()[:8] for record in records}
+    assert len(starts) > 1, "some games start from Chess960 positions"
+    binary = find_stockfish()
+    assert binary is not None
+    engine = Stockfish(binary)
+    try:
+        for record in records[:: max(1, len(records) // 25)]:
+            assert engine.static_eval(record.board) == record.score
+    finally:
+        engine.quit()
+    half = tmp_path / "b.bin"
+    generate(half, 150, workers=1, **settings)  # type: ignore[arg-type]
+    generate(half, 400, workers=2, **settings)  # type: ignore[arg-type]
+    assert half.read_bytes() == first.read_bytes()
+    with pytest.raises(ValueError, match="was made with"):
+        generate(half, 500, workers=1, **{**settings, "random_moves": 0.1})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="static labels"):
+        generate(tmp_path / "c.bin", 10, seed=12, nodes=100, random_moves=0.1, progress=False)
+
+
+def test_a_label_without_a_game_result_stands_for_its_score_alone(tmp_path: Path) -> None:
+    """A record off the game's line (result byte NO_RESULT) reads back without a
+    result; the trainer's arrays, check-eval's and the Texel set's targets then take
+    its score's own expectation in its place, so that its target is the score's
+    whatever the weight of the result."""
+    import numpy as np
+
+    from blitzaco.tools.tune.labels import MAGIC, TARGET_SCALE, decode, encode, known_result, target
+    from blitzaco.tools.tune.nn import load_arrays
+
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 3")
+    assert decode(encode(board, -40, None)).result is None and decode(encode(board, -40, 1.0)).result == 1.0
+    path = tmp_path / "mixed.bin"
+    path.write_bytes(MAGIC + encode(board, -40, None) + encode(board, -40, 1.0))
+    arrays = load_arrays(path)
+    implied = 1 / (1 + np.exp(40 / TARGET_SCALE))
+    assert arrays.result[0] == pytest.approx(implied) and arrays.result[1] == 0.0  # Black to move: White won
+    for lam in (0.0, 0.5, 1.0):
+        assert target(-40.0, arrays.result[0], lam) == pytest.approx(implied, abs=1e-6)
+    assert known_result(-40.0, None) == pytest.approx(implied) and known_result(-40.0, 0.5) == 0.5
+
+
+@pytest.mark.skipif(__import__("blitzaco.tools.tune.labels", fromlist=["x"]).find_stockfish() is None,
+                    reason="Stockfish labels the positions")
 def test_a_label_run_out_of_time_stops_and_continues_where_it_stopped(tmp_path: Path) -> None:
     """``--max-minutes``: a run whose time is spent writes no game it has not
     finished, and the same seed continued later makes the file a run without the

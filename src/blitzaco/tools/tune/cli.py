@@ -4,6 +4,7 @@
     tune.py positions runs/tune/selfplay.pgn --out runs/tune/positions.npz
     tune.py positions --labels runs/data/labels.bin --out runs/tune/labels.npz
     tune.py label --positions 2000000 --nodes 5000 --workers 2 --seed 3 --out runs/data/labels_s3.bin
+    tune.py label --static --random-moves 0.05 --chess960 0.1 --idle --seed 24 --out runs/data/static_s24.bin
     tune.py train-net --data runs/data/labels_s2.bin --hidden 128 --epochs 20 --out assets/net.bin
     tune.py train-net --resume assets/net.bin --data runs/data/labels_s3.bin --epochs 10 --out assets/net.bin
     tune.py check-eval --data runs/data/labels.bin --net runs/nn/nn.bin   # held-out loss, us per evaluation
@@ -50,7 +51,20 @@ def _parser() -> argparse.ArgumentParser:
         "label", help="quiet positions labelled by Stockfish (games at fixed nodes, its score and the result)"
     )
     label.add_argument("--positions", type=int, default=2_000_000, help="stop when the file holds this many")
-    label.add_argument("--nodes", type=int, default=5000, help="Stockfish's nodes per move")
+    label.add_argument("--nodes", type=int, help="Stockfish's nodes per move (default: 5000; 200 with --static)")
+    label.add_argument("--static", action="store_true",
+                       help="label by Stockfish's static network evaluation (its eval command) instead of the score "
+                            "of the search that played the move: cheap, regenerated from the seed")
+    label.add_argument("--random-moves", type=float, default=0.0,
+                       help="with --static: the share of moves played at random instead of by Stockfish")
+    label.add_argument("--chess960", type=float, default=0.0,
+                       help="with --static: the share of games from a Chess960 start")
+    label.add_argument("--children", type=int, default=0,
+                       help="with --static: positions off the game's line labelled per move (random legal moves "
+                            "other than Stockfish's), without a game result")
+    label.add_argument("--idle", action="store_true",
+                       help="run in the idle scheduling class (Linux; Stockfish too): a match beside it keeps "
+                            "its cores")
     label.add_argument("--workers", type=int, default=2, help="games played at once (one Stockfish each)")
     label.add_argument("--seed", type=int, required=True,
                        help="a seed no earlier run used (the shipped net's training record lists the used ones)")
@@ -163,8 +177,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if not _seed_allowed(args.seed, args.record, args.force):
             return 2
-        figures = generate(args.out, args.positions, seed=args.seed, nodes=args.nodes, workers=args.workers,
-                           stockfish=args.stockfish, max_seconds=60 * args.max_minutes)
+        nodes = args.nodes if args.nodes is not None else 200 if args.static else 5000
+        try:
+            figures = generate(args.out, args.positions, seed=args.seed, nodes=nodes, workers=args.workers,
+                               stockfish=args.stockfish, max_seconds=60 * args.max_minutes,
+                               label="static" if args.static else "search", random_moves=args.random_moves,
+                               chess960=args.chess960, children=args.children, idle=args.idle)
+        except ValueError as err:
+            print(f"tune: {err}", file=sys.stderr)
+            return 2
         print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
               f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
         return 0

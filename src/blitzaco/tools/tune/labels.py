@@ -14,6 +14,24 @@ played is neither a capture nor a promotion, without a mate score. Games end by 
 rules, or are adjudicated when both sides' scores stay past :data:`RESIGN_CP` for
 :data:`RESIGN_PLIES` plies, or drawn after :data:`MAX_PLIES`.
 
+Two kinds of label (``label``):
+
+* ``search`` (the default): the score of the search that played the move, at
+  ``nodes`` nodes (5,000 for the shipped nets): about 280 labels a second on the two
+  cores at 1,000 nodes, 80 at 5,000;
+* ``static``: Stockfish's static network evaluation (its ``eval`` command, the
+  ``NNUE evaluation`` line) of each quiet position of games played at a few hundred
+  nodes a move; the move played may be anything. A share of the moves
+  (``random_moves``) is a random legal move instead of Stockfish's, and a share of
+  the games (``chess960``) starts from a Chess960 position, so that the positions
+  are more varied than a strong engine's games; and from each position where
+  Stockfish moves, up to ``children`` random legal moves other than its own lead to
+  positions labelled too (when quiet), without a game result (:data:`NO_RESULT`): the
+  positions a search meets after a bad move, which its evaluation must judge, at
+  the cost of an evaluation each instead of a move of the game. A Chess960 position is stored
+  without its castling rights (the record keeps standard chess's four; no
+  evaluation reads them). Cheap, so regenerated from the seed rather than kept.
+
 Seeded and resumable: game *i* uses its own random generator (seed and *i*), the
 games are written in their order, and a run that is stopped goes on from the last
 game written (``OUT.json`` says where; it also names the seed, the nodes per move,
@@ -29,13 +47,15 @@ records of :data:`RECORD_BYTES` bytes each:
 * 1 byte: bit 0 White to move, bits 1-4 castling rights K, Q, k, q;
 * 1 byte: the en passant file plus one when a capture is possible there, else 0;
 * 2 bytes, signed: the score in centipawns, the side to move's view;
-* 1 byte: the game's result for White: 0 loss, 1 draw, 2 win.
+* 1 byte: the game's result for White: 0 loss, 1 draw, 2 win; :data:`NO_RESULT` for
+  a position off the game's line (a static label's child), which has none.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import random
 import shutil
 import struct
@@ -55,12 +75,14 @@ from blitzaco.tools.tune.positions import is_quiet, tuning_openings
 
 __all__ = [
     "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",
-    "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name", "Stockfish",
+    "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name", "Stockfish", "NO_RESULT", "known_result",
 ]
 
 MAGIC = b"BACOLBL1"
 _RECORD = struct.Struct("<32sBBhB")
 RECORD_BYTES = _RECORD.size
+#: The result byte of a position that has no game result of its own.
+NO_RESULT = 3
 #: Adjudication: a game is over when the side to move's score stays beyond this
 #: (centipawns, either sign) for this many plies in a row.
 RESIGN_CP = 1500
@@ -81,7 +103,7 @@ TARGET_SCALE = 361.0
 class Record:
     board: chess.Board
     score: int  # centipawns, side to move's view
-    result: float  # for White: 1, 0.5, 0
+    result: float | None  # for White: 1, 0.5, 0; None: off the game's line, no result
 
 
 def find_stockfish() -> str | None:
@@ -108,20 +130,21 @@ def stockfish_name(binary: str | None = None) -> str | None:
         engine.quit()
 
 
-def encode(board: chess.Board, score: int, result: float) -> bytes:
+def encode(board: chess.Board, score: int, result: float | None) -> bytes:
     """One record (see the module's description)."""
     nibbles = bytearray(32)
     for square, piece in board.piece_map().items():
         code = piece.piece_type + (0 if piece.color else 8)
         nibbles[square >> 1] |= code << (4 * (square & 1))
     flags = int(board.turn)
-    rights = board.clean_castling_rights()
+    rights = 0 if board.chess960 else board.clean_castling_rights()  # a Chess960 position's are not stored
     for bit, corner in enumerate(_CASTLING):
         if rights & corner:
             flags |= 2 << bit
     ep = board.ep_square if board.has_legal_en_passant() else None
     score = max(-32000, min(32000, score))
-    return _RECORD.pack(bytes(nibbles), flags, 0 if ep is None else (ep & 7) + 1, score, int(result * 2))
+    return _RECORD.pack(bytes(nibbles), flags, 0 if ep is None else (ep & 7) + 1, score,
+                        NO_RESULT if result is None else int(result * 2))
 
 
 def decode(data: bytes) -> Record:
@@ -139,7 +162,7 @@ def decode(data: bytes) -> Record:
             board.castling_rights |= corner
     if ep_file:
         board.ep_square = (ep_file - 1) + (40 if board.turn else 16)
-    return Record(board, score, result / 2)
+    return Record(board, score, None if result == NO_RESULT else result / 2)
 
 
 def target(score: Any, result: Any, lam: float = TARGET_LAM, scale: float = TARGET_SCALE) -> Any:
@@ -147,6 +170,17 @@ def target(score: Any, result: Any, lam: float = TARGET_LAM, scale: float = TARG
     centipawns and the game's *result*, 1, 0.5 or 0, both for the same side):
     ``lam * sigmoid(score / scale) + (1 - lam) * result``. Numbers or numpy arrays."""
     return lam / (1.0 + np.exp(-score / scale)) + (1.0 - lam) * result
+
+
+def known_result(score: Any, result: Any, scale: float = TARGET_SCALE) -> Any:
+    """*result* (1, 0.5, 0; NaN or None where there is none), with the expectation of
+    the label's own *score* standing in where there is none, so that such a label's
+    target (:func:`target`) is its score's alone whatever the weight of the result.
+    Numbers or numpy arrays (both for the same side)."""
+    implied = 1.0 / (1.0 + np.exp(-np.asarray(score, dtype=np.float64) / scale))
+    if result is None:
+        return float(implied)
+    return np.where(np.isnan(np.asarray(result, dtype=np.float64)), implied, result)
 
 
 def count_labels(path: str | Path) -> int:
@@ -190,6 +224,7 @@ class Stockfish:
         self._read_until("uciok")
         self._send("setoption name Threads value 1")
         self._send("setoption name Hash value 16")
+        self._chess960 = False
 
     @property
     def pid(self) -> int:
@@ -211,11 +246,32 @@ class Stockfish:
             if line.startswith(word):
                 return
 
-    def new_game(self) -> None:
-        """``ucinewgame``: the table cleared, so that a game does not depend on the last."""
+    def new_game(self, chess960: bool = False) -> None:
+        """``ucinewgame``: the table cleared, so that a game does not depend on the last;
+        ``UCI_Chess960`` set for a Chess960 game."""
+        if chess960 != self._chess960:
+            self._send(f"setoption name UCI_Chess960 value {'true' if chess960 else 'false'}")
+            self._chess960 = chess960
         self._send("ucinewgame")
         self._send("isready")
         self._read_until("readyok")
+
+    def static_eval(self, board: chess.Board) -> int:
+        """Stockfish's static network evaluation of *board* (its ``eval`` command's
+        ``NNUE evaluation`` line, pawns from White's side, two decimals) in
+        centipawns from the side to move's view. *board* must not be in check
+        (Stockfish then evaluates nothing)."""
+        self._send(f"position fen {board.fen(en_passant='fen')}")
+        self._send("eval")
+        value: int | None = None
+        for line in self._lines():
+            if line.startswith("NNUE evaluation"):
+                value = round(100 * float(line.split()[2]))
+            elif line.startswith("Final evaluation"):
+                break
+        if value is None:
+            raise ValueError(f"Stockfish gave no network evaluation of {board.fen()}")
+        return value if board.turn == chess.WHITE else -value
 
     def play(self, board: chess.Board, nodes: int = 0, depth: int = 0) -> tuple[chess.Move | None, int | None, bool]:
         """The move Stockfish plays in *board* after *nodes* nodes (or to *depth*),
@@ -265,20 +321,38 @@ def _game_over(board: chess.Board) -> chess.Outcome | None:
     return board.outcome(claim_draw=True)
 
 
-def _play(task: tuple[int, int, int, str]) -> list[bytes]:
-    """Game number *index* of the run with *seed*: its kept positions, encoded."""
-    index, seed, nodes, fen = task
+@dataclass(frozen=True)
+class _Task:
+    """One game of a run: its number, the run's settings and its opening."""
+
+    index: int
+    seed: int
+    nodes: int
+    fen: str
+    label: str = "search"
+    random_moves: float = 0.0
+    chess960: float = 0.0
+    children: int = 0
+
+
+def _play(task: _Task) -> list[bytes]:
+    """Game number *task.index* of the run with *task.seed*: its kept positions, encoded."""
     engine = _worker_engine
     assert engine is not None
-    engine.new_game()
-    rng = random.Random(seed * 1_000_003 + index)
-    board = chess.Board(fen)
+    rng = random.Random(task.seed * 1_000_003 + task.index)
+    static = task.label == "static"
+    if static and rng.random() < task.chess960:
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+    else:
+        board = chess.Board(task.fen)
+    engine.new_game(board.chess960)
     for _ in range(rng.randint(0, 6)):
         legal = list(board.legal_moves)
         if not legal:
             break
         board.push(rng.choice(legal))
     kept: list[tuple[chess.Board, int]] = []
+    off_line: list[tuple[chess.Board, int]] = []  # children: no game result
     extreme = 0
     result = 0.5
     while True:
@@ -288,7 +362,12 @@ def _play(task: tuple[int, int, int, str]) -> list[bytes]:
             break
         if board.ply() >= MAX_PLIES:
             break
-        move, score, mate = engine.play(board, nodes)
+        if static and rng.random() < task.random_moves:
+            if board.ply() >= SKIP_PLIES and is_quiet(board):
+                kept.append((board.copy(stack=False), engine.static_eval(board)))
+            board.push(rng.choice(list(board.legal_moves)))
+            continue
+        move, score, mate = engine.play(board, task.nodes)
         if move is None or score is None:
             break
         if mate or abs(score) >= RESIGN_CP:
@@ -299,10 +378,21 @@ def _play(task: tuple[int, int, int, str]) -> list[bytes]:
                 break
         else:
             extreme = 0
-            if board.ply() >= SKIP_PLIES and _quiet(board, move):
-                kept.append((board.copy(stack=False), score))
+            if board.ply() >= SKIP_PLIES:
+                if static and is_quiet(board):
+                    kept.append((board.copy(stack=False), engine.static_eval(board)))
+                elif not static and _quiet(board, move):
+                    kept.append((board.copy(stack=False), score))
+                if static and task.children:
+                    others = [other for other in board.legal_moves if other != move]
+                    for other in rng.sample(others, min(task.children, len(others))):
+                        board.push(other)
+                        if board.outcome() is None and is_quiet(board):
+                            off_line.append((board.copy(stack=False), engine.static_eval(board)))
+                        board.pop()
         board.push(move)
-    return [encode(position, score, result) for position, score in kept]
+    return ([encode(position, score, result) for position, score in kept]
+            + [encode(position, score, None) for position, score in off_line])
 
 
 def generate(
@@ -315,11 +405,26 @@ def generate(
     stockfish: str | None = None,
     progress: bool = True,
     max_seconds: float = 0.0,
+    label: str = "search",
+    random_moves: float = 0.0,
+    chess960: float = 0.0,
+    children: int = 0,
+    idle: bool = False,
 ) -> dict[str, float]:
     """Add labelled positions to *out* until it holds *positions* (or more: whole
     games are kept), or until *max_seconds* have passed (0: no limit; the games under
-    way then are not kept), continuing an earlier run of the same seed and nodes.
+    way then are not kept), continuing an earlier run of the same settings. *label*:
+    ``search`` or ``static`` (see the module's documentation; *random_moves* and
+    *chess960* are the static kind's shares, *children* its positions off the line
+    per move). *idle*: run (with Stockfish) in the
+    idle scheduling class (Linux), so that a match beside it keeps its cores.
     Returns the run's figures: games, positions, seconds, positions per hour."""
+    if label not in ("search", "static"):
+        raise ValueError(f"unknown label kind {label!r} (search or static)")
+    if label == "search" and (random_moves or chess960 or children):
+        raise ValueError("random moves, Chess960 games and children are for static labels")
+    if idle:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # the workers and Stockfish inherit it
     stockfish = stockfish or find_stockfish()
     if stockfish is None:
         raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
@@ -328,10 +433,16 @@ def generate(
     state: dict[str, Any] = {"seed": seed, "nodes": nodes, "games": 0, "positions": 0,
                              "stockfish": stockfish_name(stockfish) or stockfish,
                              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if label == "static":
+        state.update(label=label, random_moves=random_moves, chess960=chess960)
+        if children:
+            state["children"] = children
+    settings = ("seed", "nodes", "label", "random_moves", "chess960", "children")
     if out.exists() and state_path.exists():
         saved = json.loads(state_path.read_text())
-        if (saved["seed"], saved["nodes"]) != (seed, nodes):
-            raise ValueError(f"{out} was made with seed {saved['seed']} and {saved['nodes']} nodes")
+        if any(saved.get(key, state.get(key)) != state.get(key) for key in settings):
+            made = ", ".join(f"{key} {saved[key]}" for key in settings if key in saved)
+            raise ValueError(f"{out} was made with {made}")
         saved.setdefault("stockfish", state["stockfish"])  # an older run's file may lack it (and its start date)
         state = saved
         with open(out, "r+b") as cut:  # drop a record cut short by a crash
@@ -352,7 +463,8 @@ def generate(
     with context.Pool(workers, initializer=_start_worker, initargs=(stockfish,)) as pool, open(out, "ab") as handle:
         while state["positions"] < positions and not out_of_time():
             # A few games per worker at a time, written in their order (imap).
-            batch = [(i, seed, nodes, fens[i % len(fens)]) for i in range(index, index + 4 * workers)]
+            batch = [_Task(i, seed, nodes, fens[i % len(fens)], label, random_moves, chess960, children)
+                     for i in range(index, index + 4 * workers)]
             index += len(batch)
             for records in pool.imap(_play, batch):
                 handle.write(b"".join(records))

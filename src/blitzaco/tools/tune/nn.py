@@ -41,7 +41,16 @@ import chess
 import numpy as np
 
 from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
-from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES, TARGET_LAM, TARGET_SCALE, count_labels, target
+from blitzaco.tools.tune.labels import (
+    MAGIC,
+    NO_RESULT,
+    RECORD_BYTES,
+    TARGET_LAM,
+    TARGET_SCALE,
+    count_labels,
+    known_result,
+    target,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -167,12 +176,15 @@ def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> L
     from_white = np.sort(from_white, axis=1)[:, :MAX_PIECES]
     from_black = np.sort(from_black, axis=1)[:, :MAX_PIECES]
     white = (records["flags"] & 1).astype(bool)
-    result_white = records["result"].astype(np.float32) / 2
+    result_white = np.where(records["result"] == NO_RESULT, np.nan, records["result"].astype(np.float32) / 2)
+    score = records["score"].astype(np.float32)
+    # A position without a game result (off the game's line) stands for its score alone.
+    result = known_result(score, np.where(white, result_white, 1 - result_white))
     return LabelArrays(
         stm=np.where(white[:, None], from_white, from_black),
         other=np.where(white[:, None], from_black, from_white),
-        score=records["score"].astype(np.float32),
-        result=np.where(white, result_white, 1 - result_white).astype(np.float32),
+        score=score,
+        result=result.astype(np.float32),
         white=white,
     )
 
@@ -552,7 +564,9 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
         start = count - held_out_count(count, held_out)
         held.extend(itertools.islice(read_labels(path, start), count - start))
     cp = np.array([record.score for record in held], dtype=np.float64)
-    result = np.array([record.result if record.board.turn else 1 - record.result for record in held])
+    result = np.array([np.nan if record.result is None else record.result if record.board.turn
+                       else 1 - record.result for record in held])
+    result = known_result(cp, result)
     expected = target(cp, result, lam, scale)
 
     def loss(scores: np.ndarray) -> float:

@@ -30,7 +30,7 @@ from blitzaco.bundled import bundled_file
 from blitzaco.classical import Classical
 from blitzaco.config import Config, dump_toml
 from blitzaco.tools.book import read_database
-from blitzaco.tools.exchange import see_ge
+from blitzaco.tools.exchange import any_see_ge
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
 from blitzaco.trace import classical_trace
 
@@ -101,9 +101,9 @@ def is_quiet(board: chess.Board) -> bool:
     (the tuner's and the label generator's one definition of a quiet position)."""
     if board.is_check():
         return False
-    for move in board.generate_legal_captures():
-        if move.promotion or see_ge(board, move, 1):
-            return False
+    captures = list(board.generate_legal_captures())
+    if any(move.promotion for move in captures) or any_see_ge(board, captures, 1):
+        return False
     return not any(move.promotion for move in board.generate_legal_moves(board.pawns))
 
 
@@ -151,7 +151,7 @@ def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | 
     positions of a game together and its games in the order a seeded run played
     them, so the share :meth:`PositionSet.split` holds out is whole games. Returns
     the number of positions (at most *limit*, when it is not 0)."""
-    from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE, read_labels, target
+    from blitzaco.tools.tune.labels import TARGET_LAM, TARGET_SCALE, known_result, read_labels, target
 
     blend = TARGET_LAM if lam is None else lam
     sigmoid_scale = TARGET_SCALE if scale is None else scale
@@ -161,7 +161,8 @@ def extract_labels(label_path: str | Path, out: str | Path, *, config: Config | 
             if limit and count >= limit:
                 return
             white = record.score if record.board.turn else -record.score
-            yield record.board, float(target(white, record.result, blend, sigmoid_scale))
+            result = known_result(white, record.result, sigmoid_scale)
+            yield record.board, float(target(white, result, blend, sigmoid_scale))
 
     return _write_set(samples(), out, config if config is not None else Config(), progress)
 

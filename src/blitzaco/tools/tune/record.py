@@ -26,7 +26,10 @@ The record, version 1 (JSON object; lists in the order things happened):
   many of the run's records the net has seen, its first ones: the same command with
   the same seed makes the same file, see :mod:`blitzaco.tools.tune.labels`),
   ``fitted`` (of which were fitted; the rest were held out), ``sha256`` (of the
-  label file's magic and those records), ``games`` (where known);
+  label file's magic and those records), ``games`` (where known); for a run labelled
+  by Stockfish's static evaluation rather than by the search that played the move,
+  ``label`` ("static"), ``random_moves`` and ``chess960`` (the shares of random moves
+  and of Chess960 games);
 * ``prior_seeds``: seeds used by label runs before this record began (their files
   are gone), with what they were used for: never to be used again either;
 * ``trainings``: one entry per training run: ``date``, ``start`` (null for random
@@ -158,7 +161,8 @@ def label_run(path: str | Path, records: int, *, stockfish: str | None = None) -
     """What the record says of the label file at *path*, of which the first *records*
     are used: from the run's state file (``PATH.json``, written by ``tune.py label``:
     seed, nodes, and for runs since the record began Stockfish's name and the start
-    date). Without a Stockfish name there, *stockfish* (the caller's probe of the
+    date; for static labels their kind and shares of random moves and Chess960
+    games). Without a Stockfish name there, *stockfish* (the caller's probe of the
     installed one) is written, marked as probed. Raises :class:`RecordError` when
     the state file is missing (a label file of unknown seed cannot enter a record)."""
     path = Path(path)
@@ -179,6 +183,11 @@ def label_run(path: str | Path, records: int, *, stockfish: str | None = None) -
         entry["date"] = time.strftime("%Y-%m-%d", time.gmtime(path.stat().st_mtime)) + " (the file's date)"
     if records >= int(state.get("positions", -1)) and "games" in state:
         entry["games"] = int(state["games"])
+    if state.get("label", "search") != "search":
+        # Labelled otherwise than by the search that played the move: how.
+        for key in ("label", "random_moves", "chess960", "children"):
+            if key in state:
+                entry[key] = state[key]
     entry["sha256"] = file_sha256(path, records)
     return entry
 
