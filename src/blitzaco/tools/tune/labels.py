@@ -8,7 +8,7 @@ of the search that played the move from them, as Stockfish's own data tools do, 
 with the game's result. Nothing is downloaded; a label is Stockfish 15.1's opinion at
 that node count, not the truth.
 
-Kept are the quiet positions (:func:`~blitzaco.tools.tune.positions.is_quiet`: not
+Kept are the quiet positions (:func:`~blitzaco.tools.tune.sources.is_quiet`: not
 in check, no capture winning material by static exchange, no promotion) whose move
 played is neither a capture nor a promotion, without a mate score. Games end by the
 rules, or are adjudicated when both sides' scores stay past :data:`RESIGN_CP` for
@@ -71,7 +71,7 @@ import chess.engine
 import numpy as np
 
 from blitzaco.tools.progress import progress_bar
-from blitzaco.tools.tune.positions import is_quiet, tuning_openings
+from blitzaco.tools.tune.sources import is_quiet, tuning_openings
 
 __all__ = [
     "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",

@@ -26,45 +26,15 @@ import chess
 import chess.pgn
 import numpy as np
 
-from blitzaco.bundled import bundled_file
 from blitzaco.classical import Classical
 from blitzaco.config import Config, dump_toml
-from blitzaco.tools.book import read_database
-from blitzaco.tools.exchange import any_see_ge
-from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.tools.match.runner import EngineSpec, MatchLimit, MatchReport, play_match
+from blitzaco.tools.tune.sources import is_quiet, tuning_openings
 from blitzaco.trace import classical_trace
 
 __all__ = ["tuning_openings", "selfplay", "extract", "extract_labels", "is_quiet", "PositionSet", "RESULTS"]
 
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
-
-def tuning_openings(count: int, seed: int = 1, random_plies: int = 2) -> list[Opening]:
-    """*count* openings: a line of the engine's opening database (weighted by its
-    weight) cut after 4 plies or more, then *random_plies* random legal moves."""
-    database = bundled_file("openings.txt")
-    if database is None:
-        raise FileNotFoundError("the opening database assets/openings.txt is not installed")
-    lines, _ = read_database(database)
-    rng = random.Random(seed)
-    openings: list[Opening] = []
-    while len(openings) < count:
-        line = rng.choices(lines, weights=[line.weight for line in lines])[0]
-        board = chess.Board()
-        moves = list(line.moves[: rng.randint(min(4, len(line.moves)), len(line.moves))])
-        for move in moves:
-            board.push(move)
-        for _ in range(random_plies):
-            legal = list(board.legal_moves)
-            if not legal:
-                break
-            move = rng.choice(legal)
-            board.push(move)
-            moves.append(move)
-        if board.is_game_over():
-            continue
-        openings.append(Opening(chess.STARTING_FEN, tuple(move.uci() for move in moves), line.name))
-    return openings
 
 
 def selfplay(
@@ -94,17 +64,6 @@ def selfplay(
     openings = tuning_openings(2 * ((games + 1) // 2), seed)
     return play_match(first, second, openings, MatchLimit(nodes=nodes), games, concurrency=concurrency,
                       pgn_path=pgn_path, progress=progress, opening_per_game=True)
-
-
-def is_quiet(board: chess.Board) -> bool:
-    """Not in check, no capture winning material by static exchange, no promotion
-    (the tuner's and the label generator's one definition of a quiet position)."""
-    if board.is_check():
-        return False
-    captures = list(board.generate_legal_captures())
-    if any(move.promotion for move in captures) or any_see_ge(board, captures, 1):
-        return False
-    return not any(move.promotion for move in board.generate_legal_moves(board.pawns))
 
 
 def _games(pgn_path: Path) -> Iterator[chess.pgn.Game]:
