@@ -225,6 +225,7 @@ class Stockfish:
         self._send("setoption name Threads value 1")
         self._send("setoption name Hash value 16")
         self._chess960 = False
+        self._asked: list[bool] = []  # the side to move of each evaluation asked for, not read yet
 
     @property
     def pid(self) -> int:
@@ -261,17 +262,34 @@ class Stockfish:
         ``NNUE evaluation`` line, pawns from White's side, two decimals) in
         centipawns from the side to move's view. *board* must not be in check
         (Stockfish then evaluates nothing)."""
-        self._send(f"position fen {board.fen(en_passant='fen')}")
-        self._send("eval")
+        self.ask_eval(board)
+        return self.evals()[0]
+
+    def ask_eval(self, board: chess.Board) -> None:
+        """Ask for :meth:`static_eval` of *board* without waiting: Stockfish works on
+        it while the caller goes on; :meth:`evals` reads the answers, in order."""
+        assert self._process.stdin is not None
+        self._process.stdin.write(f"position fen {board.fen(en_passant='fen')}\neval\n")
+        self._asked.append(board.turn)
+
+    def evals(self) -> list[int]:
+        """The answers to every :meth:`ask_eval` since the last call, in order."""
+        assert self._process.stdin is not None
+        self._process.stdin.flush()
+        values: list[int] = []
         value: int | None = None
-        for line in self._lines():
-            if line.startswith("NNUE evaluation"):
-                value = round(100 * float(line.split()[2]))
-            elif line.startswith("Final evaluation"):
-                break
-        if value is None:
-            raise ValueError(f"Stockfish gave no network evaluation of {board.fen()}")
-        return value if board.turn == chess.WHITE else -value
+        for turn in self._asked:
+            for line in self._lines():
+                if line.startswith("NNUE evaluation"):
+                    value = round(100 * float(line.split()[2]))
+                elif line.startswith("Final evaluation"):
+                    break
+            if value is None:
+                raise ValueError("Stockfish gave no network evaluation")
+            values.append(value if turn == chess.WHITE else -value)
+            value = None
+        self._asked = []
+        return values
 
     def play(self, board: chess.Board, nodes: int = 0, depth: int = 0) -> tuple[chess.Move | None, int | None, bool]:
         """The move Stockfish plays in *board* after *nodes* nodes (or to *depth*),
@@ -378,18 +396,25 @@ def _play(task: _Task) -> list[bytes]:
                 break
         else:
             extreme = 0
-            if board.ply() >= SKIP_PLIES:
-                if static and is_quiet(board):
-                    kept.append((board.copy(stack=False), engine.static_eval(board)))
-                elif not static and _quiet(board, move):
-                    kept.append((board.copy(stack=False), score))
-                if static and task.children:
-                    others = [other for other in board.legal_moves if other != move]
-                    for other in rng.sample(others, min(task.children, len(others))):
-                        board.push(other)
-                        if board.outcome() is None and is_quiet(board):
-                            off_line.append((board.copy(stack=False), engine.static_eval(board)))
-                        board.pop()
+            if board.ply() >= SKIP_PLIES and static:
+                # Each evaluation is asked for at once and read after the last:
+                # Stockfish evaluates one position while the next is tested.
+                asked = [board.copy(stack=False)] if is_quiet(board) else []
+                if asked:
+                    engine.ask_eval(asked[0])
+                on_line = len(asked)
+                others = [other for other in board.legal_moves if other != move] if task.children else []
+                for other in rng.sample(others, min(task.children, len(others))):
+                    board.push(other)
+                    if board.outcome() is None and is_quiet(board):
+                        asked.append(board.copy(stack=False))
+                        engine.ask_eval(asked[-1])
+                    board.pop()
+                values = engine.evals()
+                kept.extend(zip(asked[:on_line], values[:on_line], strict=True))
+                off_line.extend(zip(asked[on_line:], values[on_line:], strict=True))
+            elif board.ply() >= SKIP_PLIES and _quiet(board, move):
+                kept.append((board.copy(stack=False), score))
         board.push(move)
     return ([encode(position, score, result) for position, score in kept]
             + [encode(position, score, None) for position, score in off_line])
