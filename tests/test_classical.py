@@ -32,19 +32,13 @@ def test_random_games_hold_the_properties_and_follow_incrementally(seed: int) ->
     assert eval_check(seed, games=30, plies=100, config=Config().eval) > 2500
 
 
-def _perturbed(value: object, rng: random.Random) -> object:
-    """Every weight moved a little, so that a weight used for another's place (equal
-    by chance in the shipped file) would break the mirror or the trace."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = dataclasses.fields(value)
-        return dataclasses.replace(value, **{f.name: _perturbed(getattr(value, f.name), rng) for f in fields})
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value + (rng.randint(-7, 7) if value > 10 else rng.randint(0, 3))
-    if isinstance(value, tuple):
-        return tuple(_perturbed(item, rng) for item in value)
-    return value
+def _perturbed(value: EvalConfig, rng: random.Random) -> object:
+    """Every weight moved a little (tests/data/make_eval_scores.py's perturbation),
+    so that a weight used for another's place (equal by chance in the shipped file)
+    would break the mirror or the trace."""
+    from test_eval_scores import _maker
+
+    return _maker().perturbed_config(value, rng)
 
 
 @pytest.mark.parametrize("seed", range(2))
