@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import chess
+from test_perft import reference_perft
 from uci_driver import DATA, UciProcess
 
 from blitzaco.pheromone import write_memory
@@ -198,7 +199,7 @@ def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path: Path) -> Non
                 uci.send("stop")
                 uci.isready(timeout=60)
             if number % 1000 == 0:
-                _perft_probe(uci, number, _perft(expected, 2))
+                _perft_probe(uci, number, reference_perft(expected, 2))
         uci.send("stop")
         # The fuzzed lines hold isready and d of their own: wait for a line only this
         # test sends (an unknown command, echoed in its error), so that what follows
@@ -218,7 +219,7 @@ def test_fuzzed_input_does_not_kill_or_corrupt_the_engine(tmp_path: Path) -> Non
         assert all(move == "0000" or chess.Move.from_uci(move) in expected.legal_moves for move in answers)
         # go perft counted the kept position, to some depth, and nothing else.
         counts = {int(line.split()[-1]) for line in uci.seen if line.startswith("Nodes searched: ")}
-        perft = {depth: _perft(expected, depth) for depth in (1, 2, 3)}
+        perft = {depth: reference_perft(expected, depth) for depth in (1, 2, 3)}
         assert counts and counts <= set(perft.values()), (counts, perft)
         # still fully working: a real search once the position is given again
         uci.send(GOOD_POSITION)
@@ -249,12 +250,3 @@ def _perft_probe(uci: UciProcess, number: int, expected: int) -> None:
         uci.read_until(count, timeout=120)
 
 
-def _perft(board: chess.Board, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += _perft(board, depth - 1)
-        board.pop()
-    return total

@@ -58,14 +58,14 @@ def _cases(fast: int, most: int | None = None) -> list:
     return cases
 
 
-def _reference_perft(board: chess.Board, depth: int) -> int:
+def reference_perft(board: chess.Board, depth: int) -> int:
     """Perft by python-chess's own legal move generation."""
     if depth <= 1:
         return board.legal_moves.count() if depth == 1 else 1
     total = 0
     for move in board.legal_moves:
         board.push(move)
-        total += _reference_perft(board, depth - 1)
+        total += reference_perft(board, depth - 1)
         board.pop()
     return total
 
@@ -93,7 +93,7 @@ def test_divide_is_python_chess_split_and_leaves_the_board_unchanged(fen: str, c
     assert sorted(move.uci() for move, _ in split) == sorted(move.uci() for move in board.legal_moves)
     for move, count in split:
         board.push(move)
-        assert count == _reference_perft(board, 2), move
+        assert count == reference_perft(board, 2), move
         board.pop()
 
 

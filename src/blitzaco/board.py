@@ -87,8 +87,9 @@ MAX_MOVES: Final = 256
 #: included): the search's, the move picker's and the evaluation's per-ply state
 #: are sized by it, and mate scores are those within it of MATE.
 MAX_PLY: Final = 128
-#: Plies of per-ply state a search keeps: its deepest line, the quiescence search's
-#: look one ply beyond it, and a scratch ply for the root's own uses.
+#: Plies of per-ply state a search keeps: every ply of its deepest line, the ply
+#: beyond it (a node at MAX_PLY still reads its child's principal variation and
+#: may look for a legal move), and one to spare.
 STACK_PLIES: Final = MAX_PLY + 2
 #: Moves a board makes beyond its setup unless told otherwise (a search needs
 #: STACK_PLIES; the tools' walks through whole games more).

@@ -57,6 +57,7 @@ from blitzaco.board import (
     STACK_PLIES,
     WHITE,
     Board,
+    legal_codes,
     unsigned_key,
 )
 from blitzaco.classical import Classical
@@ -526,7 +527,7 @@ class Search:
         each with our score after it (searched *depth* - 2 plies), best for the
         opponent first."""
         ranked = []
-        for reply in self._legal_codes():
+        for reply in legal_codes(self.board):
             self._make(reply)
             ranked.append((int(self._qsearch(2, -INFINITE, INFINITE, self.board.in_check())), reply))
             self._unmake()
@@ -546,20 +547,6 @@ class Search:
     def _unmake(self) -> None:
         self.board.unmake()
         self.eval.unmake()
-
-    def _legal_codes(self) -> list[int]:
-        """The legal moves of the current position, as codes."""
-        board = self.board
-        out = self.move_list
-        start = MAX_MOVES * (STACK_PLIES - 1)
-        end = board.gen_all(out, start)
-        codes = []
-        for i in range(start, end):
-            board.make(out[i])
-            if board.was_legal():
-                codes.append(int(out[i]))
-            board.unmake()
-        return codes
 
     def _line(self, index: int, depth: int, bound: Bound = Bound.EXACT) -> PvLine:
         rm = self.root_moves[index]

@@ -35,7 +35,7 @@ import chess.polyglot
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board, compute_key
+from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board, compute_key, legal_codes
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.network import NetEvaluator
@@ -55,18 +55,6 @@ class Mismatch(AssertionError):
 def code_of(move: chess.Move) -> int:
     """A python-chess move as the engine's move code."""
     return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
-
-
-def legal_codes(board: Board) -> list[int]:
-    """The legal moves of *board*, in generation order."""
-    out = vec[i64]([0] * MAX_MOVES)
-    legal = []
-    for i in range(board.gen_all(out, 0)):
-        board.make(out[i])
-        if board.was_legal():
-            legal.append(out[i])
-        board.unmake()
-    return legal
 
 
 def _generated(board: Board, noisy: bool) -> list[int]:
