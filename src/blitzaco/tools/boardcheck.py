@@ -40,6 +40,7 @@ from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.network import NetEvaluator
 from blitzaco.nnue import INPUTS, NetworkWeights, classical_share, feature
+from blitzaco.trace import classical_trace
 from blitzaco.tt import EXACT, TranspositionTable
 
 __all__ = [
@@ -190,28 +191,23 @@ def cross_check(seed: int, games: int, plies: int) -> int:
 
 
 def _traced(classical: Classical, reference: chess.Board) -> tuple[int, dict[str, list[int]], dict[str, list[int]]]:
-    """(score, terms, non-zero feature counts) of *reference* by *classical*, reset to
-    it, with the trace's own consistency checked: the terms (tempo aside) add up to
-    the midgame and endgame sums the score is blended from, and the score untraced is
-    the same."""
-    board = Board.from_chess(reference)
-    classical.reset(board)
-    classical.tracing = True
-    try:
-        score = int(classical.evaluate(board))
-    finally:
-        classical.tracing = False
-    terms = {name: [int(classical.terms[i * 4 + k]) for k in range(4)] for i, name in enumerate(TERM_NAMES)}
+    """(score for the side to move, terms, non-zero feature counts) of *reference* by
+    *classical* (:func:`blitzaco.trace.classical_trace`, which leaves it reset to the
+    position), with the trace's own consistency checked: the terms (tempo aside) add
+    up to the midgame and endgame sums the score is blended from, and the score
+    untraced is the same."""
+    trace = classical_trace(reference, classical)
     # Tempo is the side to move's, added when the phases are blended.
-    mg = sum(row[0] - row[2] for name, row in terms.items() if name != "Tempo")
-    eg = sum(row[1] - row[3] for name, row in terms.items() if name != "Tempo")
-    if (mg, eg) != (classical.traced_mg, classical.traced_eg):
-        raise Mismatch(f"the terms add up to {(mg, eg)}, the score is blended from "
-                       f"{(classical.traced_mg, classical.traced_eg)} in {reference.fen()}")
-    if classical.evaluate(board) != score:
+    mg = sum(row[0] - row[2] for name, row in trace.terms.items() if name != "Tempo")
+    eg = sum(row[1] - row[3] for name, row in trace.terms.items() if name != "Tempo")
+    if (mg, eg) != (trace.mg, trace.eg):
+        raise Mismatch(f"the terms add up to {(mg, eg)}, the score is blended from {(trace.mg, trace.eg)} "
+                       f"in {reference.fen()}")
+    score = trace.score if reference.turn == chess.WHITE else -trace.score
+    if classical.evaluate(Board.from_chess(reference)) != score:
         raise Mismatch(f"traced and untraced scores differ in {reference.fen()}")
-    features = {name: list(counts) for name, counts in classical.features.items() if any(counts)}
-    return score, terms, features
+    features = {name: list(counts) for name, counts in trace.features.items() if any(counts)}
+    return score, {name: [int(value) for value in row] for name, row in trace.terms.items()}, features
 
 
 def check_evaluation(classical: Classical, reference: chess.Board) -> int:
