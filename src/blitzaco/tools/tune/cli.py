@@ -77,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="stop after this many minutes (0: no limit); the run can be continued later")
     label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
 
+    pack = commands.add_parser(
+        "pack", help="pack a label file as its games (about 5 bytes a position, for the repository); the trainer "
+                     "reads either kind")
+    pack.add_argument("source", help="label file written by label (its state file SOURCE.json goes in the header)")
+    pack.add_argument("out", help="packed file to write")
+    pack.add_argument("--workers", type=int, default=2, help="processes")
+    pack.add_argument("--idle", action="store_true", help="run in the idle scheduling class (Linux)")
+
     net = commands.add_parser("train-net", help="train the network term on label files (torch) and write it with "
                                                 "its training record")
     net.add_argument("--data", required=True, action="append",
@@ -190,6 +198,20 @@ def main(argv: list[str] | None = None) -> int:
               f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
         return 0
 
+    if args.command == "pack":
+        import os
+
+        from blitzaco.tools.progress import progress_bar
+        from blitzaco.tools.tune.labelfile import count_labels, pack_file
+
+        if args.idle:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # the workers inherit it
+        total = count_labels(args.source)
+        packed = pack_file(args.source, args.out, workers=args.workers,
+                           progress=lambda done: progress_bar(done, total, "records"))
+        print(f"{packed['positions']} positions in {packed['chains']} chains: {packed['bytes']:,} bytes "
+              f"({packed['per_position']:.2f} a position), checked equal to {args.source}")
+        return 0
     if args.command == "train-net":
         return _train_net(args, argv)
     if args.command == "check-eval":
@@ -345,6 +367,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
 
     from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
+    from blitzaco.tools.tune.labelfile import is_packed, packed_info
     from blitzaco.tools.tune.labels import read_labels, stockfish_name
     from blitzaco.tools.tune.nn import (
         ADAM_BETAS,
@@ -400,7 +423,10 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     stockfish = None
     for path in args.data:
         try:
-            state = json.loads(Path(path + ".json").read_text()) if Path(path + ".json").is_file() else {}
+            if is_packed(path):
+                state = packed_info(path)["meta"]
+            else:
+                state = json.loads(Path(path + ".json").read_text()) if Path(path + ".json").is_file() else {}
             count = finished_records(path, state)
             if args.limit is not None:
                 count = min(count, args.limit)

@@ -39,16 +39,8 @@ Stockfish's ``id name`` and the run's start date, which a network's training rec
 copies). Stockfish runs with one thread and a table
 cleared for every game, so the same seed gives the same file.
 
-The file format (version 1), little-endian: an 8-byte magic ``BACOLBL1``, then
-records of :data:`RECORD_BYTES` bytes each:
-
-* 32 bytes: the 64 squares, a1 first, two to a byte (low nibble first), each 0 for
-  empty or ``piece_type + 8 * (colour is black)`` (1-6 White, 9-14 Black);
-* 1 byte: bit 0 White to move, bits 1-4 castling rights K, Q, k, q;
-* 1 byte: the en passant file plus one when a capture is possible there, else 0;
-* 2 bytes, signed: the score in centipawns, the side to move's view;
-* 1 byte: the game's result for White: 0 loss, 1 draw, 2 win; :data:`NO_RESULT` for
-  a position off the game's line (a static label's child), which has none.
+The files (one record a position, and the packed form that is committed) are
+:mod:`blitzaco.tools.tune.labelfile`'s.
 """
 
 from __future__ import annotations
@@ -58,7 +50,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import struct
 import subprocess
 import time
 from collections.abc import Iterator
@@ -71,6 +62,16 @@ import chess.engine
 import numpy as np
 
 from blitzaco.tools.progress import progress_bar
+from blitzaco.tools.tune.labelfile import (
+    MAGIC,
+    NO_RESULT,
+    RECORD_BYTES,
+    Record,
+    count_labels,
+    decode,
+    encode,
+    read_labels,
+)
 from blitzaco.tools.tune.sources import is_quiet, tuning_openings
 
 __all__ = [
@@ -78,11 +79,6 @@ __all__ = [
     "TARGET_LAM", "TARGET_SCALE", "target", "stockfish_name", "Stockfish", "NO_RESULT", "known_result",
 ]
 
-MAGIC = b"BACOLBL1"
-_RECORD = struct.Struct("<32sBBhB")
-RECORD_BYTES = _RECORD.size
-#: The result byte of a position that has no game result of its own.
-NO_RESULT = 3
 #: Adjudication: a game is over when the side to move's score stays beyond this
 #: (centipawns, either sign) for this many plies in a row.
 RESIGN_CP = 1500
@@ -91,19 +87,11 @@ RESIGN_PLIES = 6
 MAX_PLIES = 300
 #: Positions this close to the opening are not kept (plies of the game).
 SKIP_PLIES = 8
-_CASTLING = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
 #: What a label teaches (the network trainer, the Texel set, check-eval): this
 #: share of Stockfish's win probability, its score through a sigmoid of
 #: :data:`TARGET_SCALE` centipawns, plus the rest of the game's result.
 TARGET_LAM = 0.75
 TARGET_SCALE = 361.0
-
-
-@dataclass(frozen=True)
-class Record:
-    board: chess.Board
-    score: int  # centipawns, side to move's view
-    result: float | None  # for White: 1, 0.5, 0; None: off the game's line, no result
 
 
 def find_stockfish() -> str | None:
@@ -130,41 +118,6 @@ def stockfish_name(binary: str | None = None) -> str | None:
         engine.quit()
 
 
-def encode(board: chess.Board, score: int, result: float | None) -> bytes:
-    """One record (see the module's description)."""
-    nibbles = bytearray(32)
-    for square, piece in board.piece_map().items():
-        code = piece.piece_type + (0 if piece.color else 8)
-        nibbles[square >> 1] |= code << (4 * (square & 1))
-    flags = int(board.turn)
-    rights = 0 if board.chess960 else board.clean_castling_rights()  # a Chess960 position's are not stored
-    for bit, corner in enumerate(_CASTLING):
-        if rights & corner:
-            flags |= 2 << bit
-    ep = board.ep_square if board.has_legal_en_passant() else None
-    score = max(-32000, min(32000, score))
-    return _RECORD.pack(bytes(nibbles), flags, 0 if ep is None else (ep & 7) + 1, score,
-                        NO_RESULT if result is None else int(result * 2))
-
-
-def decode(data: bytes) -> Record:
-    """The inverse of :func:`encode`."""
-    nibbles, flags, ep_file, score, result = _RECORD.unpack(data)
-    board = chess.Board(None)
-    for square in range(64):
-        code = nibbles[square >> 1] >> (4 * (square & 1)) & 15
-        if code:
-            board.set_piece_at(square, chess.Piece(code & 7, not code & 8))
-    board.turn = bool(flags & 1)
-    board.castling_rights = 0
-    for bit, corner in enumerate(_CASTLING):
-        if flags & (2 << bit):
-            board.castling_rights |= corner
-    if ep_file:
-        board.ep_square = (ep_file - 1) + (40 if board.turn else 16)
-    return Record(board, score, None if result == NO_RESULT else result / 2)
-
-
 def target(score: Any, result: Any, lam: float = TARGET_LAM, scale: float = TARGET_SCALE) -> Any:
     """The expected result a label stands for (one view: Stockfish's *score* in
     centipawns and the game's *result*, 1, 0.5 or 0, both for the same side):
@@ -181,24 +134,6 @@ def known_result(score: Any, result: Any, scale: float = TARGET_SCALE) -> Any:
     if result is None:
         return float(implied)
     return np.where(np.isnan(np.asarray(result, dtype=np.float64)), implied, result)
-
-
-def count_labels(path: str | Path) -> int:
-    """The number of records in a label file (from its size)."""
-    return (Path(path).stat().st_size - len(MAGIC)) // RECORD_BYTES
-
-
-def read_labels(path: str | Path, start: int = 0) -> Iterator[Record]:
-    """The records of a label file, from record *start* on (the ones before it are
-    skipped unread). Raises ValueError for a file of another kind."""
-    with open(path, "rb") as handle:
-        if handle.read(len(MAGIC)) != MAGIC:
-            raise ValueError(f"{path} is not a label file")
-        handle.seek(len(MAGIC) + start * RECORD_BYTES)
-        while chunk := handle.read(RECORD_BYTES):
-            if len(chunk) != RECORD_BYTES:
-                raise ValueError(f"{path} ends in the middle of a record")
-            yield decode(chunk)
 
 
 def _quiet(board: chess.Board, move: chess.Move) -> bool:

@@ -41,6 +41,7 @@ import chess
 import numpy as np
 
 from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
+from blitzaco.tools.tune.labelfile import is_packed, record_bytes
 from blitzaco.tools.tune.labels import (
     MAGIC,
     NO_RESULT,
@@ -136,17 +137,22 @@ def fitted_then_held(parts: list[tuple[LabelArrays, int]]) -> LabelArrays:
 
 
 def read_records(path: str | Path, limit: int | None = None, start: int = 0) -> np.ndarray:
-    """The records of the label file at *path* (the first *limit*; from record
-    *start*) as a structured array (fields squares, flags, ep, score, result). A
-    record cut short at the end (a run stopped while writing) is not read."""
-    data = Path(path).read_bytes()
-    if data[: len(MAGIC)] != MAGIC:
-        raise ValueError(f"{path} is not a label file")
-    count = (len(data) - len(MAGIC)) // RECORD_BYTES - start
+    """The records of the label file at *path*, either kind (the first *limit*; from
+    record *start*) as a structured array (fields squares, flags, ep, score, result).
+    A record cut short at the end (a run stopped while writing) is not read."""
+    if is_packed(path):
+        data = record_bytes(path)
+        offset = start * RECORD_BYTES
+    else:
+        data = Path(path).read_bytes()
+        if data[: len(MAGIC)] != MAGIC:
+            raise ValueError(f"{path} is not a label file")
+        offset = len(MAGIC) + start * RECORD_BYTES
+    count = (len(data) - offset) // RECORD_BYTES
     if limit is not None:
         count = min(count, limit)
     count = max(count, 0)
-    return np.frombuffer(data, _DTYPE, count=count, offset=len(MAGIC) + start * RECORD_BYTES)
+    return np.frombuffer(data, _DTYPE, count=count, offset=offset if count else 0)
 
 
 def square_codes(records: np.ndarray) -> np.ndarray:

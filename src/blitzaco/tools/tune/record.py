@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from blitzaco.nnue import INPUTS, QA, QB, load_weights
-from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
+from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, is_packed, packed_info, record_bytes, records_sha256
 
 __all__ = [
     "RECORD_VERSION", "PRIOR_SEEDS", "RecordError", "new_record", "validate", "used_seeds", "label_run",
@@ -143,7 +143,12 @@ def used_seeds(record: dict[str, Any] | None) -> list[int]:
 
 
 def file_sha256(path: str | Path, records: int | None = None) -> str:
-    """SHA-256 of a label file's magic and its first *records* records (all: None)."""
+    """SHA-256 of a label file's magic and its first *records* records (all: None);
+    of a packed file, that of the plain file it was packed from (the same records)."""
+    if is_packed(path):
+        data = record_bytes(path)
+        count = len(data) // RECORD_BYTES if records is None else records
+        return records_sha256(data[at * RECORD_BYTES: (at + 1) * RECORD_BYTES] for at in range(count))
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         remaining = None if records is None else len(MAGIC) + records * RECORD_BYTES
@@ -168,7 +173,7 @@ def label_run(path: str | Path, records: int, *, stockfish: str | None = None) -
     path = Path(path)
     state_path = path.with_name(path.name + ".json")
     try:
-        state = json.loads(state_path.read_text())
+        state = packed_info(path)["meta"] if is_packed(path) else json.loads(state_path.read_text())
         seed, nodes = int(state["seed"]), int(state["nodes"])
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise RecordError(f"{state_path}: the label run's seed and nodes are unknown ({err})") from None
