@@ -73,9 +73,9 @@ _HEADER = struct.Struct("<HII")
 _CHAIN = struct.Struct("<BH")
 _SCORE = struct.Struct("<h")
 #: The packer's search for the moves between two records: at most this many plies,
-#: and this many positions visited (beyond: a new chain).
+#: and this many moves tried (beyond: a new chain).
 PATH_PLIES = 8
-PATH_NODES = 20000
+PATH_NODES = 2000
 #: Entries of one chain (its count is a uint16).
 _MAX_ENTRIES = 0xFFFF
 
@@ -199,22 +199,28 @@ def _masks(board: chess.Board) -> tuple[int, ...]:
                  for piece_type in chess.PIECE_TYPES)
 
 
+def _needs(board: chess.Board, goal: tuple[int, ...]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """For White then Black, the moves each needs at least to reach the piece masks
+    *goal*: (the pieces it has to put on their squares, the enemy pieces it has to
+    take). A move puts at most one of its side's pieces on its square (two by
+    castling, once) and takes at most one enemy piece."""
+    masks = _masks(board)
+    missing = []
+    for side, color in ((0, chess.WHITE), (6, chess.BLACK)):
+        count = sum(chess.popcount(goal[side + i] & ~masks[side + i]) for i in range(6))
+        if count >= 2 and board.castling_rights & chess.BB_BACKRANKS & board.occupied_co[color]:
+            count -= 1
+        missing.append(count)
+    surplus = [sum(chess.popcount(masks[side + i]) - chess.popcount(goal[side + i]) for i in range(6))
+               for side in (0, 6)]
+    return (missing[0], surplus[1]), (missing[1], surplus[0])
+
+
 def _plies_needed(board: chess.Board, goal: tuple[int, ...], goal_turn: bool) -> int:
     """A lower bound on the plies from *board* to the position with piece masks *goal*
-    and *goal_turn* to move: each move puts at most one of its side's pieces on its
-    square (two by castling, once) and takes at most one enemy piece."""
-    masks = _masks(board)
-    need = []
-    for side, color in ((0, chess.WHITE), (6, chess.BLACK)):
-        missing = sum(chess.popcount(goal[side + i] & ~masks[side + i]) for i in range(6))
-        if missing >= 2 and board.castling_rights & chess.BB_BACKRANKS & board.occupied_co[color]:
-            missing -= 1
-        need.append(missing)
-    for side, other in ((0, 1), (1, 0)):  # the pieces a side has to lose, taken by the other's moves
-        surplus = sum(chess.popcount(masks[side * 6 + i]) for i in range(6)) - sum(
-            chess.popcount(goal[side * 6 + i]) for i in range(6))
-        need[other] = max(need[other], surplus)
-    own, other = (need[0], need[1]) if board.turn == chess.WHITE else (need[1], need[0])
+    and *goal_turn* to move (:func:`_needs`, the sides moving in turn)."""
+    white, black = (max(need) for need in _needs(board, goal))
+    own, other = (white, black) if board.turn == chess.WHITE else (black, white)
     plies = max(2 * own - 1, 2 * other, 0)
     if (plies % 2 == 1) != (board.turn != goal_turn):
         plies += 1
@@ -249,7 +255,7 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
     first 34 bytes: the squares, the side to move, the castling rights and en passant
     as a record keeps them), as indices into each position's :func:`canonical_moves`;
     None where none is found. Iterative deepening on :func:`_plies_needed`."""
-    target = _position_of(goal + bytes(RECORD_BYTES - _POSITION_BYTES))
+    target = goal_board = _position_of(goal + bytes(RECORD_BYTES - _POSITION_BYTES))
     goal_masks, goal_turn = _masks(target), target.turn
     goal_key = goal[:_POSITION_BYTES]
     if not _reachable(start, target):
@@ -262,11 +268,28 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
         return _masks(board) == goal_masks and board.turn == goal_turn and \
             encode(board, 0, None)[:_POSITION_BYTES] == goal_key
 
+    failed: set[tuple[Any, int]] = set()  # positions already searched in vain at a depth
+
     def search(depth: int) -> bool:
         nonlocal nodes
         if depth == 0:
             return matches()
+        key = (board._transposition_key(), depth)
+        if key in failed:
+            return False
+        # A side to move without a move to spare must put a piece on its square
+        # (or take one) with this move: the others are not tried.
+        place, take = _needs(board, goal_masks)[0 if board.turn == chess.WHITE else 1]
+        spare = (depth + 1) // 2 - max(place, take)
+        color = board.turn
         for index, move in enumerate(canonical_moves(board)):
+            if spare == 0 and not board.is_castling(move):
+                piece = goal_board.piece_at(move.to_square)
+                if place >= take and (piece is None or piece.color != color or piece.piece_type != (
+                        move.promotion or board.piece_type_at(move.from_square))):
+                    continue
+                if take >= place and not board.is_capture(move):
+                    continue
             nodes += 1
             if nodes > max_nodes:
                 return False
@@ -277,6 +300,8 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
                     return True
                 line.pop()
             board.pop()
+        if nodes <= max_nodes:
+            failed.add(key)
         return False
 
     first = _plies_needed(board, goal_masks, goal_turn)
