@@ -136,13 +136,27 @@ def record_bytes(path: str | Path) -> bytes:
     """The records of the label file at *path*, either kind, as one string of
     :data:`RECORD_BYTES`-byte records (a plain file's last record cut short by a
     stopped run is left out). Raises ValueError for a file of another kind."""
+    if is_packed(path):
+        return _unpacked(path)
     data = Path(path).read_bytes()
-    if data[: len(PACKED_MAGIC)] == PACKED_MAGIC:
-        return b"".join(unpack(data)[1])
     if data[: len(MAGIC)] != MAGIC:
         raise ValueError(f"{path} is not a label file")
     body = data[len(MAGIC):]
     return body[: len(body) - len(body) % RECORD_BYTES]
+
+
+#: The last packed file unpacked, by path, size and modification time: a training
+#: run reads a file's records more than once (its hash, its arrays).
+_UNPACKED: dict[tuple[str, int, int], bytes] = {}
+
+
+def _unpacked(path: str | Path) -> bytes:
+    stat = Path(path).stat()
+    key = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _UNPACKED:
+        _UNPACKED.clear()
+        _UNPACKED[key] = b"".join(unpack(Path(path).read_bytes())[1])
+    return _UNPACKED[key]
 
 
 def count_labels(path: str | Path) -> int:
@@ -157,9 +171,9 @@ def read_labels(path: str | Path, start: int = 0) -> Iterator[Record]:
     """The records of a label file (either kind), from record *start* on (a plain
     file's earlier ones skipped unread). Raises ValueError for a file of another kind."""
     if is_packed(path):
-        records = unpack(Path(path).read_bytes())[1]
-        for chunk in records[start:]:
-            yield decode(chunk)
+        data = _unpacked(path)
+        for at in range(start * RECORD_BYTES, len(data), RECORD_BYTES):
+            yield decode(data[at: at + RECORD_BYTES])
         return
     with open(path, "rb") as handle:
         if handle.read(len(MAGIC)) != MAGIC:
