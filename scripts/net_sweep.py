@@ -35,18 +35,22 @@ from blitzaco.tools.tune.nn import (
 )
 
 #: name, from the resumed net (else fresh), lambda, learning rate, batch, epochs, hidden, weight decay, king
-#: buckets (above 1 a study: the engine reads 768 inputs; see nn.king_bucket).
+#: buckets (above 1 a study: the engine reads 768 inputs; see nn.king_bucket), output buckets (above 1 a
+#: study: the engine's net has one output; see nn.output_bucket).
 SETTINGS = [
-    ("resume", True, TARGET_LAM, 5e-3, 2048, 8, 128, 0.0, 1),
-    ("resume-slow", True, TARGET_LAM, 5e-4, 16384, 12, 128, 0.0, 1),
-    ("fresh", False, TARGET_LAM, 5e-3, 2048, 20, 128, 0.0, 1),
-    ("fresh-decay", False, TARGET_LAM, 5e-3, 2048, 20, 128, 0.05, 1),
-    ("fresh-64", False, TARGET_LAM, 5e-3, 2048, 20, 64, 0.0, 1),
-    ("resume-score", True, 1.0, 5e-3, 2048, 8, 128, 0.0, 1),
-    ("fresh-score", False, 1.0, 5e-3, 2048, 20, 128, 0.0, 1),
-    ("score-64", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 1),  # the sixth net's training
-    ("score-64-kb2", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 2),
-    ("score-64-kb4", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 4),
+    ("resume", True, TARGET_LAM, 5e-3, 2048, 8, 128, 0.0, 1, 1),
+    ("resume-slow", True, TARGET_LAM, 5e-4, 16384, 12, 128, 0.0, 1, 1),
+    ("fresh", False, TARGET_LAM, 5e-3, 2048, 20, 128, 0.0, 1, 1),
+    ("fresh-decay", False, TARGET_LAM, 5e-3, 2048, 20, 128, 0.05, 1, 1),
+    ("fresh-64", False, TARGET_LAM, 5e-3, 2048, 20, 64, 0.0, 1, 1),
+    ("resume-score", True, 1.0, 5e-3, 2048, 8, 128, 0.0, 1, 1),
+    ("fresh-score", False, 1.0, 5e-3, 2048, 20, 128, 0.0, 1, 1),
+    ("score-64", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 1, 1),  # the sixth net's training
+    ("score-64-kb2", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 2, 1),
+    ("score-64-kb4", False, 1.0, 5e-3, 2048, 20, 64, 0.0, 4, 1),
+    ("w128-e10", False, 1.0, 2e-3, 16384, 10, 128, 0.0, 1, 1),  # the trainer's defaults, 10 epochs
+    ("w128-e10-ob8", False, 1.0, 2e-3, 16384, 10, 128, 0.0, 1, 8),
+    ("w128-e10-kb2", False, 1.0, 2e-3, 16384, 10, 128, 0.0, 2, 1),
 ]
 
 
@@ -58,7 +62,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, object]], fitted: int,
                                                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                                "fitted": fitted, "held_out": held, "rows": rows}, indent=2))
     if args.best:
-        writable = [row for row in rows if row["king_buckets"] == 1] or rows  # train-net writes 768 inputs
+        writable = [row for row in rows if row["king_buckets"] == 1 and row["output_buckets"] == 1] or rows
         best = min(writable, key=lambda row: float(row["ratio"]))  # type: ignore[arg-type]
         words = ["--lam", str(best["lambda"]), "--lr", str(best["lr"]), "--batch", str(best["batch"]),
                  "--epochs", str(best["epochs"]), "--weight-decay", str(best["weight_decay"])]
@@ -71,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", action="append", required=True)
     parser.add_argument("--resume", required=True, help="the net the 'resume' settings start from")
     parser.add_argument("--held-out", type=float, default=0.04)
+    parser.add_argument("--limit", type=int, help="use only the first N records of each file (as train-net)")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--only", nargs="*", help="these settings only (by name)")
     parser.add_argument("--json")
@@ -80,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parts, held_counts, counts = [], [], []
     for path in args.data:  # the split train-net makes
         count = finished_records(path)
+        if args.limit is not None:
+            count = min(count, args.limit)
         held = held_out_count(count, args.held_out)
         parts.append((load_arrays(path, count), count - held))
         held_counts.append(held)
@@ -89,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     start = load_weights(args.resume)
     classical: dict[float, float] = {}
     rows = []
-    for name, resume, lam, lr, batch, epochs, hidden, decay, buckets in SETTINGS:
+    for name, resume, lam, lr, batch, epochs, hidden, decay, buckets, outputs in SETTINGS:
         if args.only and name not in args.only:
             continue
         if lam not in classical:
@@ -99,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
             classical[lam] = sum(losses) / total_held
         settings = TrainSettings(hidden=start.hidden if resume else hidden, epochs=epochs, batch=batch, lr=lr, lam=lam,
                                  held_out=args.held_out, seed=1, device=args.device, weight_decay=decay,
-                                 king_buckets=buckets)
+                                 king_buckets=buckets, output_buckets=outputs)
         began = time.perf_counter()
         _, summary = train(data, settings, held=total_held, start=start if resume else None, log=lambda _: None)
         row = {"name": name, "resume": resume, "lambda": lam, "lr": lr, "batch": batch, "epochs": epochs,
-               "hidden": settings.hidden, "weight_decay": decay, "king_buckets": buckets,
+               "hidden": settings.hidden, "weight_decay": decay, "king_buckets": buckets, "output_buckets": outputs,
                "best_epoch": summary["best_epoch"],
                "held_out_loss": summary["held_out_loss"], "classical": classical[lam],
                "ratio": summary["held_out_loss"] / classical[lam], "seconds": round(time.perf_counter() - began, 1),

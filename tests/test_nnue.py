@@ -485,6 +485,32 @@ def test_king_buckets_split_each_perspective_by_its_own_kings_square() -> None:
     with pytest.raises(ValueError, match="768 inputs"):
         quantise(model)
 
+def test_output_buckets_choose_an_output_layer_by_the_piece_count() -> None:
+    """The output-bucket study: four piece counts a bucket with 8 (Stockfish's
+    layout), one bucket is the plain net, each position's output is its bucket's
+    layer, and such a net is refused by the engine's file format."""
+    torch = pytest.importorskip("torch")
+    from blitzaco.tools.tune.nn import PAD, TrainSettings, _model, load_arrays, output_bucket, quantise, train
+
+    assert output_bucket(np.arange(1, 33), 8).tolist() == [b for b in range(8) for _ in range(4)]
+    assert output_bucket(np.arange(1, 33), 1).tolist() == [0] * 32
+    assert output_bucket(32, 4) == 3 and output_bucket(2, 4) == 0
+    data = load_arrays(DATA / "labels_sample.bin", 300)
+    pieces = (data.stm != PAD).sum(axis=1)
+    assert len(set(output_bucket(pieces, 8).tolist())) >= 3  # the sample crosses buckets
+    model, summary = train(data, TrainSettings(hidden=8, epochs=1, batch=64, output_buckets=8), log=lambda _: None)
+    assert summary["output_buckets"] == 8 and model.out.weight.shape == torch.Size([8, 16])
+    with pytest.raises(ValueError, match="one output"):
+        quantise(model)
+    # The bucket's own layer: the same first layer with bucket 3 chosen is output 3.
+    net = _model(8, buckets=8)
+    stm, other = torch.from_numpy(data.stm[:5]), torch.from_numpy(data.other[:5])
+    every = net.out(torch.cat([net.ft(stm) + net.b1, net.ft(other) + net.b1], dim=1).clamp(0.0, 1.0))
+    chosen = net(stm, other, None, torch.full((5,), 3))
+    assert torch.allclose(chosen, every[:, 3])
+    assert not torch.allclose(chosen, every[:, 0])
+
+
 
 def test_training_names_its_device_and_returns_the_model_on_the_cpu() -> None:
     """``train-net --device``: "auto" is the CPU on a machine without a GPU and

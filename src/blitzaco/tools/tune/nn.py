@@ -60,7 +60,7 @@ __all__ = [
     "LabelArrays", "read_records", "square_codes", "load_arrays", "board_features", "TrainSettings", "train",
     "quantise", "float_score",
     "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
-    "quantisation_error", "held_out_count", "finished_records", "fitted_then_held",
+    "quantisation_error", "held_out_count", "output_bucket", "finished_records", "fitted_then_held",
     "FRESH_LR", "LR_FLOOR",
 ]
 
@@ -261,6 +261,9 @@ class TrainSettings:
     #: Inputs split by the own king's bucket (:func:`king_bucket`; a study: the
     #: engine's format has 768 inputs, so only 1 can be quantised).
     king_buckets: int = 1
+    #: Output layers chosen by the number of pieces on the board
+    #: (:func:`output_bucket`; a study: the engine's format has one output).
+    output_buckets: int = 1
 
 
 def torch_device(name: str) -> str:
@@ -277,7 +280,14 @@ ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
 
 
-def _model(hidden: int, extra: int = 0, inputs: int = INPUTS) -> Any:
+def output_bucket(pieces: Any, buckets: int) -> Any:
+    """The output bucket of positions with *pieces* pieces on the board (kings
+    included; numbers or arrays): ``(pieces - 1) * buckets // 32``, so that with 8
+    buckets each holds four piece counts, as Stockfish's do."""
+    return np.minimum((np.asarray(pieces) - 1) * buckets // 32, buckets - 1)
+
+
+def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1) -> Any:
     import torch
     from torch import nn
 
@@ -286,7 +296,7 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS) -> Any:
             super().__init__()
             self.ft = nn.EmbeddingBag(inputs + 1, hidden, mode="sum", padding_idx=inputs)
             self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
-            self.out = nn.Linear(2 * hidden, 1)
+            self.out = nn.Linear(2 * hidden, buckets)
             # Dense extra inputs (the spectral features, see spectral_inputs) into the
             # first layer, each perspective reading its own side's first.
             self.extra = nn.Linear(2 * extra, hidden, bias=False) if extra else None
@@ -296,14 +306,18 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS) -> Any:
                 self.out.weight.normal_(0.0, 0.1)
                 self.out.bias.zero_()
 
-        def forward(self, stm: torch.Tensor, other: torch.Tensor, dense: torch.Tensor | None = None) -> torch.Tensor:
+        def forward(self, stm: torch.Tensor, other: torch.Tensor, dense: torch.Tensor | None = None,
+                    bucket: torch.Tensor | None = None) -> torch.Tensor:
             a = self.ft(stm) + self.b1
             b = self.ft(other) + self.b1
             if self.extra is not None and dense is not None:
                 half = dense.shape[1] // 2
                 a = a + self.extra(dense)
                 b = b + self.extra(torch.cat([dense[:, half:], dense[:, :half]], dim=1))
-            return self.out(torch.cat([a, b], dim=1).clamp(0.0, 1.0)).squeeze(1)
+            out = self.out(torch.cat([a, b], dim=1).clamp(0.0, 1.0))
+            if bucket is None:
+                return out.squeeze(1)
+            return out.gather(1, bucket[:, None]).squeeze(1)
 
         def clip(self) -> None:
             with torch.no_grad():
@@ -382,6 +396,9 @@ def train(
     torch.manual_seed(settings.seed)
     if settings.king_buckets != 1 and (start is not None or dense is not None):
         raise ValueError("king buckets are a study from random weights, without extra inputs")
+    if settings.output_buckets != 1 and (start is not None or settings.residual):
+        raise ValueError("output buckets are a study from random weights, of a replacing net")
+    pieces = (data.stm != PAD).sum(axis=1)
     data = king_bucketed(data, settings.king_buckets)
     n = len(data)
     if held is None:
@@ -401,7 +418,10 @@ def train(
         both = np.concatenate([dense[:fit, :half], dense[:fit, half:]])  # one scale per feature, both sides
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
-    model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets)
+    model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets,
+                   settings.output_buckets)
+    buckets = (torch.from_numpy(output_bucket(pieces, settings.output_buckets).astype(np.int64)).to(device)
+               if settings.output_buckets != 1 else None)
     if start is not None:
         start_weights(model, start)
     model.to(device)
@@ -416,7 +436,8 @@ def train(
     k = 100.0 / settings.scale
 
     def loss_of(index: torch.Tensor) -> torch.Tensor:
-        output = model(stm[index], other[index], None if extra is None else extra[index]) + offset[index]
+        output = model(stm[index], other[index], None if extra is None else extra[index],
+                       None if buckets is None else buckets[index]) + offset[index]
         return ((torch.sigmoid(output * k) - expected[index]) ** 2).mean()
 
     def held_out_loss() -> float:
@@ -467,6 +488,7 @@ def train(
         "residual": settings.residual,
         "extra_inputs": 0 if dense is None else dense.shape[1],
         "king_buckets": settings.king_buckets,
+        "output_buckets": settings.output_buckets,
         "seconds": round(time.perf_counter() - started, 1),
         "device": str(device),
         "history": history,
@@ -476,6 +498,8 @@ def train(
 
 def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | None = None) -> bytes:
     """The network file of a trained *model* (see :mod:`blitzaco.nnue`)."""
+    if model.out.weight.shape[0] != 1:
+        raise ValueError("the engine's network file has one output: a net with output buckets cannot be written")
     if model.ft.weight.shape[0] != INPUTS + 1:
         raise ValueError("the engine's network file has 768 inputs: a king-bucketed net cannot be written")
     w1 = model.ft.weight.detach()[:INPUTS].numpy()
