@@ -367,7 +367,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
 
     from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
-    from blitzaco.tools.tune.labelfile import is_packed, packed_info
+    from blitzaco.tools.tune.labelfile import run_state
     from blitzaco.tools.tune.labels import read_labels, stockfish_name
     from blitzaco.tools.tune.nn import (
         ADAM_BETAS,
@@ -423,10 +423,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     stockfish = None
     for path in args.data:
         try:
-            if is_packed(path):
-                state = packed_info(path)["meta"]
-            else:
-                state = json.loads(Path(path + ".json").read_text()) if Path(path + ".json").is_file() else {}
+            state = run_state(path)
             count = finished_records(path, state)
             if args.limit is not None:
                 count = min(count, args.limit)

@@ -42,6 +42,7 @@ read either kind.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import struct
@@ -55,7 +56,7 @@ import chess
 
 __all__ = [
     "MAGIC", "PACKED_MAGIC", "RECORD_BYTES", "NO_RESULT", "Record", "encode", "decode",
-    "count_labels", "read_labels", "record_bytes", "records_sha256", "is_packed",
+    "count_labels", "read_labels", "record_bytes", "run_state", "records_sha256", "is_packed",
     "canonical_moves", "find_path", "pack", "pack_file", "unpack", "packed_info", "PackError",
 ]
 
@@ -71,7 +72,6 @@ NO_RESULT = 3
 _CASTLING = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
 _HEADER = struct.Struct("<HII")
 _CHAIN = struct.Struct("<BH")
-_SCORE = struct.Struct("<h")
 #: The packer's search for the moves between two records: at most this many plies,
 #: and this many moves tried (beyond: a new chain).
 PATH_PLIES = 8
@@ -159,6 +159,15 @@ def _unpacked(path: str | Path) -> bytes:
     return _UNPACKED[key]
 
 
+def run_state(path: str | Path) -> dict[str, Any]:
+    """The state of the label run that made the file at *path*: a packed file's
+    header metadata, else the run's state file ``PATH.json``, else empty."""
+    if is_packed(path):
+        return dict(packed_info(path)["meta"])
+    state_path = Path(str(path) + ".json")
+    return dict(json.loads(state_path.read_text())) if state_path.is_file() else {}
+
+
 def count_labels(path: str | Path) -> int:
     """The number of records in a label file (a plain one's from its size, a packed
     one's from its header)."""
@@ -230,13 +239,13 @@ def _needs(board: chess.Board, goal: tuple[int, ...]) -> tuple[tuple[int, int], 
     return (missing[0], surplus[1]), (missing[1], surplus[0])
 
 
-def _plies_needed(board: chess.Board, goal: tuple[int, ...], goal_turn: bool) -> int:
-    """A lower bound on the plies from *board* to the position with piece masks *goal*
-    and *goal_turn* to move (:func:`_needs`, the sides moving in turn)."""
-    white, black = (max(need) for need in _needs(board, goal))
-    own, other = (white, black) if board.turn == chess.WHITE else (black, white)
+def _plies_needed(needs: tuple[tuple[int, int], tuple[int, int]], turn: bool, goal_turn: bool) -> int:
+    """A lower bound on the plies from a position with *turn* to move and *needs*
+    (:func:`_needs`) to the goal with *goal_turn* to move, the sides moving in turn."""
+    white, black = (max(need) for need in needs)
+    own, other = (white, black) if turn == chess.WHITE else (black, white)
     plies = max(2 * own - 1, 2 * other, 0)
-    if (plies % 2 == 1) != (board.turn != goal_turn):
+    if (plies % 2 == 1) != (turn != goal_turn):
         plies += 1
     return plies
 
@@ -269,7 +278,7 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
     first 34 bytes: the squares, the side to move, the castling rights and en passant
     as a record keeps them), as indices into each position's :func:`canonical_moves`;
     None where none is found. Iterative deepening on :func:`_plies_needed`."""
-    target = goal_board = _position_of(goal + bytes(RECORD_BYTES - _POSITION_BYTES))
+    target = _position_of(goal + bytes(RECORD_BYTES - _POSITION_BYTES))
     goal_masks, goal_turn = _masks(target), target.turn
     goal_key = goal[:_POSITION_BYTES]
     if not _reachable(start, target):
@@ -285,7 +294,11 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
     failed: set[tuple[Any, int]] = set()  # positions already searched in vain at a depth
 
     def search(depth: int) -> bool:
+        """Whether the goal is *depth* plies away (the line so far in ``line``)."""
         nonlocal nodes
+        needs = _needs(board, goal_masks)
+        if _plies_needed(needs, board.turn, goal_turn) > depth:
+            return False
         if depth == 0:
             return matches()
         key = (board._transposition_key(), depth)
@@ -293,12 +306,12 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
             return False
         # A side to move without a move to spare must put a piece on its square
         # (or take one) with this move: the others are not tried.
-        place, take = _needs(board, goal_masks)[0 if board.turn == chess.WHITE else 1]
+        place, take = needs[0 if board.turn == chess.WHITE else 1]
         spare = (depth + 1) // 2 - max(place, take)
         color = board.turn
         for index, move in enumerate(canonical_moves(board)):
             if spare == 0 and not board.is_castling(move):
-                piece = goal_board.piece_at(move.to_square)
+                piece = target.piece_at(move.to_square)
                 if place >= take and (piece is None or piece.color != color or piece.piece_type != (
                         move.promotion or board.piece_type_at(move.from_square))):
                     continue
@@ -308,17 +321,16 @@ def find_path(start: chess.Board, goal: bytes, max_plies: int = PATH_PLIES,
             if nodes > max_nodes:
                 return False
             board.push(move)
-            if _plies_needed(board, goal_masks, goal_turn) <= depth - 1:
-                line.append(index)
-                if search(depth - 1):
-                    return True
-                line.pop()
+            line.append(index)
+            if search(depth - 1):
+                return True
+            line.pop()
             board.pop()
         if nodes <= max_nodes:
             failed.add(key)
         return False
 
-    first = _plies_needed(board, goal_masks, goal_turn)
+    first = _plies_needed(_needs(board, goal_masks), board.turn, goal_turn)
     for depth in range(first, max_plies + 1, 2):
         if search(depth):
             return line
@@ -371,17 +383,14 @@ def pack(records: Iterable[bytes], meta: dict[str, Any], *, workers: int = 1, pr
     records = list(records)
     blocks = [records[at: at + PACK_BLOCK] for at in range(0, len(records), PACK_BLOCK)]
     chains: list[bytes] = []
-    if workers > 1:
-        import multiprocessing
+    with contextlib.ExitStack() as stack:
+        mapped: Iterator[list[bytes]] = map(_chains, blocks)
+        if workers > 1:
+            import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for done, block in enumerate(pool.imap(_chains, blocks)):
-                chains.extend(block)
-                if progress is not None:
-                    progress(min(len(records), (done + 1) * PACK_BLOCK))
-    else:
-        for done, records_of_block in enumerate(blocks):
-            chains.extend(_chains(records_of_block))
+            mapped = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers)).imap(_chains, blocks)
+        for done, block in enumerate(mapped):
+            chains.extend(block)
             if progress is not None:
                 progress(min(len(records), (done + 1) * PACK_BLOCK))
     info = dict(meta, sha256=records_sha256(records))
@@ -400,8 +409,7 @@ def pack_file(source: str | Path, out: str | Path, *, workers: int = 1, progress
     state as the metadata. Returns the figures: positions, chains, bytes, bytes a
     position."""
     source = Path(source)
-    state_path = source.with_name(source.name + ".json")
-    meta: dict[str, Any] = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    meta = run_state(source)
     data = record_bytes(source)
     count = len(data) // RECORD_BYTES
     if "positions" in meta:

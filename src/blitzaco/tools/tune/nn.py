@@ -30,7 +30,6 @@ documents. torch is imported here only, never by the engine.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -41,9 +40,8 @@ import chess
 import numpy as np
 
 from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
-from blitzaco.tools.tune.labelfile import is_packed, record_bytes
+from blitzaco.tools.tune.labelfile import record_bytes, run_state
 from blitzaco.tools.tune.labels import (
-    MAGIC,
     NO_RESULT,
     RECORD_BYTES,
     TARGET_LAM,
@@ -119,13 +117,12 @@ def held_out_count(count: int, share: float) -> int:
 
 
 def finished_records(path: str | Path, state: dict[str, Any] | None = None) -> int:
-    """The complete records of the label file at *path*: as many as its size holds,
-    or fewer where the run's state file (*state*, else read from ``PATH.json``) says
-    so: a record being written is not complete."""
+    """The complete records of the label file at *path*: as many as it holds, or
+    fewer where the run's state (*state*, else :func:`~blitzaco.tools.tune.labelfile.run_state`'s)
+    says so: a record being written is not complete."""
     count = count_labels(path)
     if state is None:
-        state_file = Path(str(path) + ".json")
-        state = json.loads(state_file.read_text()) if state_file.is_file() else {}
+        state = run_state(path)
     return min(count, int(state.get("positions", count)))
 
 
@@ -140,14 +137,8 @@ def read_records(path: str | Path, limit: int | None = None, start: int = 0) -> 
     """The records of the label file at *path*, either kind (the first *limit*; from
     record *start*) as a structured array (fields squares, flags, ep, score, result).
     A record cut short at the end (a run stopped while writing) is not read."""
-    if is_packed(path):
-        data = record_bytes(path)
-        offset = start * RECORD_BYTES
-    else:
-        data = Path(path).read_bytes()
-        if data[: len(MAGIC)] != MAGIC:
-            raise ValueError(f"{path} is not a label file")
-        offset = len(MAGIC) + start * RECORD_BYTES
+    data = record_bytes(path)
+    offset = start * RECORD_BYTES
     count = (len(data) - offset) // RECORD_BYTES
     if limit is not None:
         count = min(count, limit)
@@ -398,7 +389,8 @@ def train(
         raise ValueError("king buckets are a study from random weights, without extra inputs")
     if settings.output_buckets != 1 and (start is not None or settings.residual):
         raise ValueError("output buckets are a study from random weights, of a replacing net")
-    pieces = (data.stm != PAD).sum(axis=1)
+    buckets_of = output_bucket((data.stm != PAD).sum(axis=1), settings.output_buckets) \
+        if settings.output_buckets != 1 else None
     data = king_bucketed(data, settings.king_buckets)
     n = len(data)
     if held is None:
@@ -420,8 +412,7 @@ def train(
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
     model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets,
                    settings.output_buckets)
-    buckets = (torch.from_numpy(output_bucket(pieces, settings.output_buckets).astype(np.int64)).to(device)
-               if settings.output_buckets != 1 else None)
+    buckets = None if buckets_of is None else torch.from_numpy(buckets_of.astype(np.int64)).to(device)
     if start is not None:
         start_weights(model, start)
     model.to(device)

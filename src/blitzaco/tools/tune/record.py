@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from blitzaco.nnue import INPUTS, QA, QB, load_weights
-from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, is_packed, packed_info, record_bytes, records_sha256
+from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, is_packed, record_bytes, records_sha256, run_state
 
 __all__ = [
     "RECORD_VERSION", "PRIOR_SEEDS", "RecordError", "new_record", "validate", "used_seeds", "label_run",
@@ -147,8 +147,7 @@ def file_sha256(path: str | Path, records: int | None = None) -> str:
     of a packed file, that of the plain file it was packed from (the same records)."""
     if is_packed(path):
         data = record_bytes(path)
-        count = len(data) // RECORD_BYTES if records is None else records
-        return records_sha256(data[at * RECORD_BYTES: (at + 1) * RECORD_BYTES] for at in range(count))
+        return records_sha256([data if records is None else data[: records * RECORD_BYTES]])
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         remaining = None if records is None else len(MAGIC) + records * RECORD_BYTES
@@ -173,7 +172,7 @@ def label_run(path: str | Path, records: int, *, stockfish: str | None = None) -
     path = Path(path)
     state_path = path.with_name(path.name + ".json")
     try:
-        state = packed_info(path)["meta"] if is_packed(path) else json.loads(state_path.read_text())
+        state = run_state(path) if is_packed(path) else json.loads(state_path.read_text())
         seed, nodes = int(state["seed"]), int(state["nodes"])
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise RecordError(f"{state_path}: the label run's seed and nodes are unknown ({err})") from None
