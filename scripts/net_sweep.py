@@ -35,8 +35,8 @@ from blitzaco.tools.tune.nn import (
 )
 
 #: name, from the resumed net (else fresh), lambda, learning rate, batch, epochs, hidden, weight decay, king
-#: buckets (above 1 a study: the engine reads 768 inputs; see nn.king_bucket), output buckets (above 1 a
-#: study: the engine's net has one output; see nn.output_bucket).
+#: buckets (above 1 a study: the engine reads 768 inputs; see nn.king_bucket), output buckets (see
+#: nn.output_bucket; the network file's version 2).
 SETTINGS = [
     ("resume", True, TARGET_LAM, 5e-3, 2048, 8, 128, 0.0, 1, 1),
     ("resume-slow", True, TARGET_LAM, 5e-4, 16384, 12, 128, 0.0, 1, 1),
@@ -62,11 +62,12 @@ def _write(args: argparse.Namespace, rows: list[dict[str, object]], fitted: int,
                                                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                                "fitted": fitted, "held_out": held, "rows": rows}, indent=2))
     if args.best:
-        writable = [row for row in rows if row["king_buckets"] == 1 and row["output_buckets"] == 1] or rows
+        writable = [row for row in rows if row["king_buckets"] == 1] or rows
         best = min(writable, key=lambda row: float(row["ratio"]))  # type: ignore[arg-type]
         words = ["--lam", str(best["lambda"]), "--lr", str(best["lr"]), "--batch", str(best["batch"]),
                  "--epochs", str(best["epochs"]), "--weight-decay", str(best["weight_decay"])]
-        words += ["--resume", args.resume, "--replay"] if best["resume"] else ["--hidden", str(best["hidden"])]
+        words += (["--resume", args.resume, "--replay"] if best["resume"]
+                  else ["--hidden", str(best["hidden"]), "--output-buckets", str(best["output_buckets"])])
         Path(args.best).write_text(" ".join(words))
 
 

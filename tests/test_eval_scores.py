@@ -188,5 +188,5 @@ def test_the_table_check_sees_a_different_network() -> None:
     """The network's comparison can fail: the output bias one centipawn higher
     (QA * QB in the file's units) is seen."""
     weights = _shipped_weights()
-    other = dataclasses.replace(weights, b2=weights.b2 + weights.qa * weights.qb)
+    other = dataclasses.replace(weights, b2=(weights.b2[0] + weights.qa * weights.qb,))
     assert _differing("network", _scorer(NetEvaluator(_classical_config(), other, 1.0, 0.0))) != []

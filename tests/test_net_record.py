@@ -107,6 +107,33 @@ def _train(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) 
     return code, capsys.readouterr().err
 
 
+def test_train_net_writes_output_buckets_and_resumes_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``train-net --output-buckets 4``: a version 2 file whose record names its
+    buckets; resumed with zero epochs, the same weights bit for bit, buckets kept;
+    another bucket count than the start net's is refused."""
+    pytest.importorskip("torch")
+    data = _label_copy(tmp_path, 104)
+    net = tmp_path / "ob.bin"
+    code, err = _train(tmp_path, ["--data", str(data), "--hidden", "8", "--output-buckets", "4", "--epochs", "1",
+                                  "--batch", "64", "--out", str(net)], capsys)
+    assert code == 0, err
+    before = decode_weights(net.read_bytes())
+    assert before.buckets == 4 and before.meta["net"]["output_buckets"] == 4
+    assert before.meta["trainings"][0]["quantisation"]["max_cp"] <= 3
+    again = tmp_path / "again.bin"
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--epochs", "0",
+                                  "--out", str(again)], capsys)
+    assert code == 0, err
+    after = decode_weights(again.read_bytes())
+    assert (after.w1, after.b1, after.w2, after.b2) == (before.w1, before.b1, before.w2, before.b2)
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--output-buckets", "8",
+                                  "--epochs", "0", "--out", str(tmp_path / "no.bin")], capsys)
+    assert code == 2 and "4 output buckets" in err
+    code, err = _train(tmp_path, ["--data", str(data), "--output-buckets", "40", "--out", str(tmp_path / "no.bin")],
+                       capsys)
+    assert code == 2 and "1 to 32" in err
+
+
 def test_train_net_records_its_data_and_resumes_from_the_given_weights(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A net trained from random weights carries its record (also written beside it);

@@ -40,6 +40,32 @@ def test_the_clipped_relu_holds_for_any_qa_the_format_allows(qa: int) -> None:
     assert net_check(weights, seed=3, games=6, plies=60) > 200
 
 
+@pytest.mark.parametrize("buckets", [2, 8])
+def test_output_buckets_score_as_the_reference(buckets: int) -> None:
+    """Each position's output is its piece count's bucket, in the incremental
+    evaluator as in the format's definition, along games that lose pieces."""
+    assert net_check(random_net(16, 6, buckets=buckets), seed=4, games=8, plies=120) > 400
+
+
+def test_the_output_bucket_follows_the_piece_count() -> None:
+    """A net whose buckets differ only in the output bias scores a position with
+    the bias of its own piece count's bucket (a bucket chosen otherwise is seen)."""
+    base = dataclasses.replace(random_net(8, 9), b2=(0,))
+    buckets = 8
+    step = 10 * base.qa * base.qb  # 1,000 centipawns
+    weights = dataclasses.replace(base, w2=base.w2 * buckets, b2=tuple(step * b for b in range(buckets)))
+    for fen in ("8/8/4k3/8/8/3K4/8/8 w - - 0 1", "4k3/8/8/8/8/8/PPPP4/4K3 w - - 0 1",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"):
+        board = chess.Board(fen)
+        evaluator = NetEvaluator(EvalConfig(), weights)
+        own = Board.from_chess(board)
+        evaluator.reset(own)
+        plain = NetEvaluator(EvalConfig(), base)
+        plain.reset(own)
+        bucket = (len(board.piece_map()) - 1) * buckets // 32
+        assert evaluator.network(own) - plain.network(own) == 1000 * bucket
+
+
 def test_the_weight_scales_the_networks_score() -> None:
     assert net_check(random_net(8, 4, False), seed=2, games=4, plies=60, weight=0.75) > 100
 

@@ -7,6 +7,7 @@ quantised one."""
 from __future__ import annotations
 
 import random
+import zlib
 from pathlib import Path
 
 import chess
@@ -27,6 +28,7 @@ from blitzaco.nnue import (
     NetworkError,
     NetworkWeights,
     decode_network,
+    decode_weights,
     encode_network,
     feature,
     load_network,
@@ -242,6 +244,41 @@ def test_the_evaluation_is_the_dot_product_of_the_clipped_lanes() -> None:
         assert reference_network_score(net.weights, board) == expected  # the other tests' reference
 
 
+def test_output_buckets_are_version_2_and_one_output_keeps_version_1() -> None:
+    """A net with one output is written as version 1 (the bytes of every earlier
+    net); several outputs as version 2, read back weight for weight; a bucket count
+    outside 1 to 32 and a truncated version 2 are refused."""
+    hidden = 4
+    rng = random.Random(11)
+    w1 = [rng.randint(-300, 300) for _ in range(INPUTS * hidden)]
+    b1 = [rng.randint(-300, 300) for _ in range(hidden)]
+    one = encode_network(w1, b1, [5] * (2 * hidden), 7, hidden=hidden)
+    assert one[8:10] == b"\x01\x00" and encode_network(w1, b1, [5] * (2 * hidden), [7], hidden=hidden) == one
+    assert decode_weights(one).b2 == (7,) and decode_weights(one).buckets == 1
+    w2 = [rng.randint(-3000, 3000) for _ in range(3 * 2 * hidden)]
+    three = encode_network(w1, b1, w2, [1, -2, 3], hidden=hidden, meta={"positions": 9})
+    assert three[8:10] == b"\x02\x00"
+    weights = decode_weights(three)
+    assert (weights.w1, weights.b1, weights.w2, weights.b2, weights.buckets) == (
+        tuple(w1), tuple(b1), tuple(w2), (1, -2, 3), 3)
+    assert "3 output buckets" in decode_network(three, "x").describe()
+    with pytest.raises(ValueError):
+        encode_network(w1, b1, w2, [1, 2], hidden=hidden)  # weights for 3, biases for 2
+    with pytest.raises(ValueError):
+        encode_network(w1, b1, [], [], hidden=hidden)
+    with pytest.raises(NetworkError, match="truncated"):  # cut short, its checksum right
+        decode_network(three[:200] + zlib.crc32(three[:200]).to_bytes(4, "little"))
+    for count in (0, 33):
+        body = bytearray(three[:-4])
+        body[20:22] = count.to_bytes(2, "little")
+        with pytest.raises(NetworkError, match="unsupported shape"):
+            decode_network(bytes(body) + zlib.crc32(body).to_bytes(4, "little"))
+    body = bytearray(three[:-4])
+    body[8:10] = (3).to_bytes(2, "little")
+    with pytest.raises(NetworkError, match="version 3"):
+        decode_network(bytes(body) + zlib.crc32(body).to_bytes(4, "little"))
+
+
 def test_the_file_format_round_trips_and_refuses_damage(tmp_path: Path) -> None:
     blob = random_network(hidden=4)
     net = decode_network(blob, "x")
@@ -445,6 +482,34 @@ def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Pat
     assert max(errors) <= 3.0, max(errors)
 
 
+def test_a_net_with_output_buckets_is_written_read_and_evaluated_as_trained() -> None:
+    """Output buckets from the trainer to the engine: the trainer's bucketed net
+    written (version 2), the engine's evaluator scores every position as the float
+    model does with the position's own bucket (3 cp, as with one output) and as the
+    format's definition written out plainly does."""
+    torch = pytest.importorskip("torch")
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import TrainSettings, float_score, load_arrays, quantisation_error, quantise, train
+
+    sample = DATA / "labels_sample.bin"
+    data = load_arrays(sample)
+    boards = [record.board for record in read_labels(sample)][:200]
+    model, _ = train(data, TrainSettings(hidden=16, epochs=2, batch=64, output_buckets=4), log=lambda _: None)
+    with torch.no_grad():  # make the buckets differ plainly (50 cp apart), so that a wrong one is seen
+        model.out.bias += torch.tensor([0.0, 0.5, 1.0, 1.5])
+    blob = quantise(model)
+    assert blob[8:10] == b"\x02\x00"  # version 2
+    weights = decode_weights(blob)
+    assert weights.buckets == 4 and len(weights.w2) == 4 * 32
+    counts = {chess.popcount(board.occupied) * 4 // 33 for board in boards}
+    assert len(counts) >= 2, "the sample crosses buckets"
+    for board in boards:
+        evaluator, own = _fresh(weights, board)
+        assert abs(evaluator.network(own) - float_score(model, board)) <= 3.0
+        assert evaluator.network(own) == reference_network_score(weights, board)
+    assert quantisation_error(model, blob, boards)["max_cp"] <= 3.0
+
+
 
 def test_king_buckets_split_each_perspective_by_its_own_kings_square() -> None:
     """The king-bucket study's inputs: each perspective's feature moves to the block of
@@ -486,22 +551,24 @@ def test_king_buckets_split_each_perspective_by_its_own_kings_square() -> None:
         quantise(model)
 
 def test_output_buckets_choose_an_output_layer_by_the_piece_count() -> None:
-    """The output-bucket study: four piece counts a bucket with 8 (Stockfish's
-    layout), one bucket is the plain net, each position's output is its bucket's
-    layer, and such a net is refused by the engine's file format."""
+    """Output buckets in the trainer: four piece counts a bucket with 8 (Stockfish's
+    layout), the engine's rule and the trainer's the same, one bucket is the plain
+    net, each position's output is its bucket's layer."""
     torch = pytest.importorskip("torch")
+    from blitzaco.nnue import output_bucket as engine_bucket
     from blitzaco.tools.tune.nn import PAD, TrainSettings, _model, load_arrays, output_bucket, quantise, train
 
     assert output_bucket(np.arange(1, 33), 8).tolist() == [b for b in range(8) for _ in range(4)]
     assert output_bucket(np.arange(1, 33), 1).tolist() == [0] * 32
     assert output_bucket(32, 4) == 3 and output_bucket(2, 4) == 0
+    assert [engine_bucket(pieces, buckets) for buckets in (1, 2, 3, 8, 32) for pieces in range(2, 33)] == [
+        int(output_bucket(pieces, buckets)) for buckets in (1, 2, 3, 8, 32) for pieces in range(2, 33)]
     data = load_arrays(DATA / "labels_sample.bin", 300)
     pieces = (data.stm != PAD).sum(axis=1)
     assert len(set(output_bucket(pieces, 8).tolist())) >= 3  # the sample crosses buckets
     model, summary = train(data, TrainSettings(hidden=8, epochs=1, batch=64, output_buckets=8), log=lambda _: None)
     assert summary["output_buckets"] == 8 and model.out.weight.shape == torch.Size([8, 16])
-    with pytest.raises(ValueError, match="one output"):
-        quantise(model)
+    assert decode_weights(quantise(model)).buckets == 8  # the file's version 2
     # The bucket's own layer: the same first layer with bucket 3 chosen is output 3.
     net = _model(8, buckets=8)
     stm, other = torch.from_numpy(data.stm[:5]), torch.from_numpy(data.other[:5])

@@ -3,7 +3,8 @@ evaluator, updated from what each move changed (:attr:`blitzaco.board.Board.dirt
 
 The file format, the inputs and the scales are :mod:`blitzaco.nnue`'s: 768 inputs
 per perspective, a first layer of ``hidden`` neurons shared by both perspectives,
-clipped ReLU, one output, in integers, so that the score is the same number wherever
+clipped ReLU, one output (or one per output bucket, chosen by the number of pieces on
+the board), in integers, so that the score is the same number wherever
 it is computed (``tests/data/eval_scores.csv`` records it). The accumulator
 is a ``vec[i64]`` per ply holding its ``2 * hidden`` values three to a word (White's
 perspective, then Black's; see :data:`_LANE_BITS`), so that a pass over a row adds a
@@ -85,7 +86,8 @@ class NetEvaluator(Classical):
     cap: i64
     offsets: i64
     divisor: i64
-    b2: i64
+    buckets: i64
+    b2: vec[i64]
     weight: float
     classical_weight: float
     w1: vec[i64]
@@ -111,7 +113,8 @@ class NetEvaluator(Classical):
         self.cap = _ONES * ((1 << (_LANE_BITS - 1)) - 1 - weights.qa)
         self.offsets = _ONES << (_LANE_BITS - 1)
         self.divisor = weights.qa * weights.qb
-        self.b2 = weights.b2
+        self.buckets = weights.buckets
+        self.b2 = vec[i64](list(weights.b2))
         self.weight = weight
         self.classical_weight = classical_share(bool(weights.flags & FLAG_RESIDUAL), classical)
         # The first-layer rows, feature-major, each packed into `words` words, and a
@@ -127,11 +130,15 @@ class NetEvaluator(Classical):
         # Output weights in the accumulator's lane order (White's neurons, then
         # Black's, each padded to whole words): with White to move the side to move's
         # weights first, with Black to move the other side's, so that the output is
-        # one pass over the 2 * words words.
+        # one pass over the 2 * words words. One such pair per output bucket.
         lanes = words * _LANES
-        own = list(weights.w2[:hidden]) + [0] * (lanes - hidden)
-        other = list(weights.w2[hidden:]) + [0] * (lanes - hidden)
-        self.w2 = vec[i64](own + other + other + own)
+        w2: list[int] = []
+        for bucket in range(self.buckets):
+            at = bucket * 2 * hidden
+            own = list(weights.w2[at:at + hidden]) + [0] * (lanes - hidden)
+            other = list(weights.w2[at + hidden:at + 2 * hidden]) + [0] * (lanes - hidden)
+            w2.extend(own + other + other + own)
+        self.w2 = vec[i64](w2)
         self.acc = vec[i64]([0] * (_PLIES * 2 * words))
         # Per ply: the rows :meth:`make` noted (to add twice, to subtract twice, per
         # perspective) and whether the ply's accumulator is computed.
@@ -258,11 +265,20 @@ class NetEvaluator(Classical):
         acc = self.acc
         w2 = self.w2
         base = self.ply * size
-        weights = board.side * size * _LANES  # this side to move's order of the output weights
+        bucket: i64 = 0
+        buckets = self.buckets
+        if buckets > 1:  # blitzaco.nnue.output_bucket of the pieces on the board
+            counts = board.counts
+            pieces: i64 = 0
+            for code in range(16):
+                pieces += counts[code]
+            bucket = min((pieces - 1) * buckets // 32, buckets - 1)
+        # This bucket's output weights, in this side to move's order.
+        weights = (2 * bucket + board.side) * size * _LANES
         cap = self.cap
         qa_lanes = self.qa_lanes
         offsets = self.offsets
-        total: i64 = self.b2
+        total: i64 = self.b2[bucket]
         for j in range(size):
             # The clipped ReLU on the word's three lanes at once, without a branch
             # (about half the neurons are active, in no order a branch predictor

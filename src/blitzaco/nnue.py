@@ -10,22 +10,27 @@ The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
 * a first layer of ``hidden`` neurons shared by both perspectives (the
   *accumulator*: bias plus the weight rows of the pieces on the board);
 * the side to move's accumulator then the other side's, each clipped to [0, QA]
-  (clipped ReLU), into one linear output: the score for the side to move.
+  (clipped ReLU), into a linear output: the score for the side to move. A net may
+  have several outputs (*output buckets*), one chosen by the number of pieces on the
+  board (:func:`output_bucket`), as Stockfish's eight are.
 
 A position and its colour mirror therefore get exactly opposite scores (White's
 view), as the classical evaluation's do. The training bounds the weights so that no
 first-layer value leaves the 16-bit range (:data:`WEIGHT_LIMIT`); a file whose
 weights could is refused when read.
 
-The file format (version 1), little-endian:
+The file format (version 1, or 2 for a net with output buckets), little-endian:
 
 * 8 bytes magic ``BACONNUE``;
-* header ``<HHHHHH``: version (1), inputs (768), hidden, QA, QB, flags (bit 0: the
+* header ``<HHHHHH``: version, inputs (768), hidden, QA, QB, flags (bit 0: the
   net was trained as a residual over the classical evaluation);
+* version 2 only: ``<H`` the number of output buckets (1 to :data:`MAX_BUCKETS`;
+  version 1 has one);
 * first-layer weights: ``inputs * hidden`` int16, feature-major, scaled by QA;
 * first-layer biases: ``hidden`` int16, scaled by QA;
-* output weights: ``2 * hidden`` int32 (the side to move's neurons first), scaled by QB;
-* output bias: int32 scaled by QA * QB;
+* output weights: per bucket (the first for the fewest pieces), ``2 * hidden`` int32
+  (the side to move's neurons first), scaled by QB;
+* output biases: one int32 per bucket, scaled by QA * QB;
 * metadata: a uint32 length then that many bytes of UTF-8 JSON (how it was trained);
 * a uint32 CRC-32 of everything before it.
 
@@ -36,7 +41,9 @@ the training record exists carries that record as its metadata (every label run 
 training run it has seen; :mod:`blitzaco.tools.tune.record` documents it); the engine
 only reads its ``positions`` key, for :meth:`Network.describe`.
 
-The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``.
+The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``, with
+the output bucket's ``w2`` and ``b2``. A net with one output is written as version 1,
+so that the files of earlier nets keep their bytes.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ __all__ = [
     "NetworkWeights",
     "Network",
     "feature",
+    "output_bucket",
     "classical_share",
     "load_network",
     "encode_network",
@@ -68,7 +76,8 @@ __all__ = [
 ]
 
 MAGIC = b"BACONNUE"
-VERSION = 1
+#: The newest format version written and read (1: one output; 2: output buckets).
+VERSION = 2
 INPUTS = 768
 #: Activations are clipped to [0, 1]; 1.0 is QA in the integer values.
 QA = 255
@@ -84,11 +93,14 @@ WEIGHT_LIMIT = 3.5
 BIAS_LIMIT = 4.0
 #: Largest hidden layer accepted from a file.
 MAX_HIDDEN = 512
+#: Most output buckets accepted from a file (one per piece count at most).
+MAX_BUCKETS = 32
 #: Largest network file read (bytes).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 #: Residual flag in the header: trained to be added to the classical evaluation.
 FLAG_RESIDUAL = 1
 _HEADER = struct.Struct("<HHHHHH")
+_BUCKETS = struct.Struct("<H")
 
 
 class NetworkError(ValueError):
@@ -103,6 +115,14 @@ def feature(perspective: bool, color: bool, piece_type: int, square: int) -> int
     if not perspective:
         square ^= 56
     return (0 if color == perspective else 384) + (piece_type - 1) * 64 + square
+
+
+def output_bucket(pieces: int, buckets: int) -> int:
+    """The output bucket of a position with *pieces* pieces on the board (kings
+    included) in a net with *buckets* outputs: ``(pieces - 1) * buckets // 32``, at
+    most the last, so that with 8 buckets each holds four piece counts, as
+    Stockfish's do."""
+    return min((pieces - 1) * buckets // 32, buckets - 1)
 
 
 def classical_share(residual: bool, configured: float) -> float:
@@ -124,9 +144,14 @@ class NetworkWeights:
     flags: int
     w1: tuple[int, ...]  # INPUTS * hidden
     b1: tuple[int, ...]
-    w2: tuple[int, ...]  # 2 * hidden: side to move's first
-    b2: int
+    w2: tuple[int, ...]  # per output bucket 2 * hidden: side to move's first
+    b2: tuple[int, ...]  # per output bucket
     meta: dict[str, object]
+
+    @property
+    def buckets(self) -> int:
+        """The number of outputs (:func:`output_bucket`)."""
+        return len(self.b2)
 
 
 class Network:
@@ -145,24 +170,35 @@ class Network:
         kind = "residual over the classical evaluation" if self.residual else "a whole evaluation"
         trained = self.meta.get("positions")
         extra = f", trained on {trained:,} positions" if isinstance(trained, int) else ""
-        return f"network {self.name or '(unnamed)'}: 768x2->{self.hidden}x2->1, {kind}{extra}"
+        outputs = self.weights.buckets
+        shape = f"768x2->{self.hidden}x2->1" + (f" ({outputs} output buckets)" if outputs > 1 else "")
+        return f"network {self.name or '(unnamed)'}: {shape}, {kind}{extra}"
 
 
 def encode_network(
-    w1: list[int], b1: list[int], w2: list[int], b2: int, *, hidden: int, residual: bool = False,
+    w1: list[int], b1: list[int], w2: list[int], b2: int | list[int], *, hidden: int, residual: bool = False,
     meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB,
 ) -> bytes:
-    """The bytes of a network file (see the module docstring) from quantised weights."""
+    """The bytes of a network file (see the module docstring) from quantised weights:
+    *b2* one bias per output bucket (an int: one output), *w2* ``2 * hidden`` per
+    bucket. One output is written as version 1, several as version 2."""
     import json  # only the trainer writes networks
 
-    if len(w1) != INPUTS * hidden or len(b1) != hidden or len(w2) != 2 * hidden:
+    biases = [b2] if isinstance(b2, int) else list(b2)
+    buckets = len(biases)
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise ValueError(f"1 to {MAX_BUCKETS} output buckets, not {buckets}")
+    if len(w1) != INPUTS * hidden or len(b1) != hidden or len(w2) != 2 * hidden * buckets:
         raise ValueError("weights do not match the hidden size")
     body = bytearray(MAGIC)
-    body += _HEADER.pack(VERSION, INPUTS, hidden, qa, qb, FLAG_RESIDUAL if residual else 0)
+    version = 1 if buckets == 1 else 2
+    body += _HEADER.pack(version, INPUTS, hidden, qa, qb, FLAG_RESIDUAL if residual else 0)
+    if version == 2:
+        body += _BUCKETS.pack(buckets)
     body += struct.pack(f"<{len(w1)}h", *w1)
     body += struct.pack(f"<{hidden}h", *b1)
-    body += struct.pack(f"<{2 * hidden}i", *w2)
-    body += struct.pack("<i", b2)
+    body += struct.pack(f"<{len(w2)}i", *w2)
+    body += struct.pack(f"<{buckets}i", *biases)
     text = json.dumps(meta or {}, sort_keys=True).encode()
     body += struct.pack("<I", len(text)) + text
     body += struct.pack("<I", zlib.crc32(body))
@@ -187,21 +223,29 @@ def decode_weights(data: bytes) -> NetworkWeights:
     offset = len(MAGIC)
     version, inputs, hidden, qa, qb, flags = _HEADER.unpack_from(data, offset)
     offset += _HEADER.size
-    if version != VERSION:
-        raise NetworkError(f"format version {version}; this engine reads version {VERSION}")
-    if inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= qa < LANE_OFFSET or qb < 1:
-        raise NetworkError(f"unsupported shape: {inputs} inputs, {hidden} hidden, QA {qa}, QB {qb}")
-    sizes = INPUTS * hidden * 2 + hidden * 2 + hidden * 8 + 4
+    if not 1 <= version <= VERSION:
+        raise NetworkError(f"format version {version}; this engine reads versions 1 to {VERSION}")
+    buckets = 1
+    if version == 2:
+        if len(data) < offset + _BUCKETS.size + 12:
+            raise NetworkError("the file is truncated")
+        (buckets,) = _BUCKETS.unpack_from(data, offset)
+        offset += _BUCKETS.size
+    if (inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= qa < LANE_OFFSET or qb < 1
+            or not 1 <= buckets <= MAX_BUCKETS):
+        raise NetworkError(f"unsupported shape: {inputs} inputs, {hidden} hidden, {buckets} output buckets, "
+                           f"QA {qa}, QB {qb}")
+    sizes = INPUTS * hidden * 2 + hidden * 2 + buckets * (hidden * 8 + 4)
     if len(data) < offset + sizes + 8:
         raise NetworkError("the file is truncated")
     w1 = struct.unpack_from(f"<{INPUTS * hidden}h", data, offset)
     offset += INPUTS * hidden * 2
     b1 = struct.unpack_from(f"<{hidden}h", data, offset)
     offset += hidden * 2
-    w2 = struct.unpack_from(f"<{2 * hidden}i", data, offset)
-    offset += hidden * 8
-    (b2,) = struct.unpack_from("<i", data, offset)
-    offset += 4
+    w2 = struct.unpack_from(f"<{2 * hidden * buckets}i", data, offset)
+    offset += hidden * 8 * buckets
+    b2 = struct.unpack_from(f"<{buckets}i", data, offset)
+    offset += 4 * buckets
     (length,) = struct.unpack_from("<I", data, offset)
     offset += 4
     if offset + length != len(data) - 4:
@@ -217,7 +261,7 @@ def decode_weights(data: bytes) -> NetworkWeights:
     limit = LANE_OFFSET - 1
     if 32 * max(map(abs, w1), default=0) + max(map(abs, b1), default=0) > limit:
         raise NetworkError("first-layer weights too large for 16-bit values")
-    return NetworkWeights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), b2, meta)
+    return NetworkWeights(hidden, qa, qb, flags, tuple(w1), tuple(b1), tuple(w2), tuple(b2), meta)
 
 
 def load_network(path: str | Path) -> Network:

@@ -95,6 +95,8 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--replay", action="store_true",
                      help="with --resume: accept label runs NET has already seen (their seeds are in its record)")
     net.add_argument("--hidden", type=int, help="neurons per perspective (default 32; with --resume, NET's)")
+    net.add_argument("--output-buckets", type=int,
+                     help="outputs chosen by the number of pieces, as Stockfish's 8 (default 1; with --resume, NET's)")
     net.add_argument("--epochs", type=int, default=20)
     net.add_argument("--batch", type=int, default=16384)
     net.add_argument("--lr", type=float, help=f"Adam's learning rate, cosine-annealed to 1/20 (default "
@@ -365,7 +367,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     import numpy as np
     import torch
 
-    from blitzaco.nnue import BIAS_LIMIT, WEIGHT_LIMIT, NetworkError, decode_network
+    from blitzaco.nnue import BIAS_LIMIT, MAX_BUCKETS, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
     from blitzaco.tools.tune.labelfile import run_state
     from blitzaco.tools.tune.labels import read_labels, stockfish_name
@@ -400,6 +402,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
             return fail(f"cannot resume from {args.resume}: {err}")
         if args.hidden is not None and args.hidden != start.hidden:
             return fail(f"{args.resume} has {start.hidden} hidden neurons, not {args.hidden}")
+        if args.output_buckets is not None and args.output_buckets != start.buckets:
+            return fail(f"{args.resume} has {start.buckets} output buckets, not {args.output_buckets}")
         if bool(start.flags & 1) != args.residual:
             return fail(f"{args.resume} is {'a residual' if start.flags & 1 else 'a replacing'} net")
         if args.spectral:
@@ -408,6 +412,9 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
             print(f"tune: note: the target changes from lambda {record['target']['lambda']}, scale "
                   f"{record['target']['scale']} to {args.lam}, {args.scale}", file=sys.stderr)
     hidden = start.hidden if start is not None else (args.hidden or 32)
+    buckets = start.buckets if start is not None else (args.output_buckets or 1)
+    if not 1 <= buckets <= MAX_BUCKETS:
+        return fail(f"--output-buckets is 1 to {MAX_BUCKETS}")
     lr = args.lr if args.lr is not None else FRESH_LR
     if args.lr is None and record is not None and record["trainings"]:
         lr = float(record["trainings"][-1].get("optimiser", {}).get("lr", FRESH_LR))
@@ -470,7 +477,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
                              scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
                              max_seconds=60 * args.max_minutes, device=args.device,
-                             weight_decay=args.weight_decay)
+                             weight_decay=args.weight_decay, output_buckets=buckets)
     try:
         model, summary = train(data, settings, base=base, dense=dense, held=sum(held_parts), start=start,
                                log=lambda line: print(line, file=sys.stderr, flush=True))
@@ -542,7 +549,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     }
     if record is None:
         record = rec.new_record(hidden=hidden, residual=args.residual, lam=args.lam, scale=args.scale,
-                                held_out=args.held_out)
+                                held_out=args.held_out, output_buckets=buckets)
     record = rec.add_training(record, runs, training)
     blob = quantise(model, residual=args.residual, meta=record)
     decode_network(blob)  # the engine must be able to read what was written

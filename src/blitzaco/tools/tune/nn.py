@@ -253,7 +253,7 @@ class TrainSettings:
     #: engine's format has 768 inputs, so only 1 can be quantised).
     king_buckets: int = 1
     #: Output layers chosen by the number of pieces on the board
-    #: (:func:`output_bucket`; a study: the engine's format has one output).
+    #: (:func:`output_bucket`; the file's version 2).
     output_buckets: int = 1
 
 
@@ -272,9 +272,9 @@ ADAM_EPS = 1e-8
 
 
 def output_bucket(pieces: Any, buckets: int) -> Any:
-    """The output bucket of positions with *pieces* pieces on the board (kings
-    included; numbers or arrays): ``(pieces - 1) * buckets // 32``, so that with 8
-    buckets each holds four piece counts, as Stockfish's do."""
+    """:func:`blitzaco.nnue.output_bucket` of arrays: the output bucket of positions
+    with *pieces* pieces on the board (kings included), ``(pieces - 1) * buckets //
+    32``, so that with 8 buckets each holds four piece counts, as Stockfish's do."""
     return np.minimum((np.asarray(pieces) - 1) * buckets // 32, buckets - 1)
 
 
@@ -361,13 +361,16 @@ def start_weights(model: Any, start: NetworkWeights) -> None:
         raise ValueError(f"the start net's scales are QA {start.qa}, QB {start.qb}; the trainer's {QA}, {QB}")
     if model.ft.weight.shape[1] != hidden or model.extra is not None:
         raise ValueError(f"the start net has {hidden} hidden neurons")
+    if model.out.weight.shape[0] != start.buckets:
+        raise ValueError(f"the start net has {start.buckets} output buckets, the model {model.out.weight.shape[0]}")
     with torch.no_grad():
         w1 = torch.tensor(start.w1, dtype=torch.float64).reshape(INPUTS, hidden) / QA
         model.ft.weight[:INPUTS] = w1.float()
         model.ft.weight[INPUTS].zero_()
         model.b1[:] = (torch.tensor(start.b1, dtype=torch.float64) / QA).float()
-        model.out.weight[0] = (torch.tensor(start.w2, dtype=torch.float64) / QB).float()
-        model.out.bias[0] = start.b2 / (QA * QB)
+        w2 = torch.tensor(start.w2, dtype=torch.float64).reshape(start.buckets, 2 * hidden) / QB
+        model.out.weight[:] = w2.float()
+        model.out.bias[:] = (torch.tensor(start.b2, dtype=torch.float64) / (QA * QB)).float()
 
 
 def train(
@@ -387,8 +390,8 @@ def train(
     torch.manual_seed(settings.seed)
     if settings.king_buckets != 1 and (start is not None or dense is not None):
         raise ValueError("king buckets are a study from random weights, without extra inputs")
-    if settings.output_buckets != 1 and (start is not None or settings.residual):
-        raise ValueError("output buckets are a study from random weights, of a replacing net")
+    if settings.output_buckets != 1 and settings.residual:
+        raise ValueError("output buckets are for a replacing net")
     buckets_of = output_bucket((data.stm != PAD).sum(axis=1), settings.output_buckets) \
         if settings.output_buckets != 1 else None
     data = king_bucketed(data, settings.king_buckets)
@@ -488,21 +491,20 @@ def train(
 
 
 def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | None = None) -> bytes:
-    """The network file of a trained *model* (see :mod:`blitzaco.nnue`)."""
-    if model.out.weight.shape[0] != 1:
-        raise ValueError("the engine's network file has one output: a net with output buckets cannot be written")
+    """The network file of a trained *model* (see :mod:`blitzaco.nnue`; output
+    buckets: version 2)."""
     if model.ft.weight.shape[0] != INPUTS + 1:
         raise ValueError("the engine's network file has 768 inputs: a king-bucketed net cannot be written")
     w1 = model.ft.weight.detach()[:INPUTS].numpy()
     b1 = model.b1.detach().numpy()
-    w2 = model.out.weight.detach().numpy()[0]
-    b2 = float(model.out.bias.detach()[0])
+    w2 = model.out.weight.detach().numpy()  # a row per output bucket
+    b2 = model.out.bias.detach().numpy().astype(np.float64)
     hidden = w1.shape[1]
     return encode_network(
         [int(v) for v in np.rint(w1 * QA).astype(np.int64).ravel()],
         [int(v) for v in np.rint(b1 * QA).astype(np.int64)],
-        [int(v) for v in np.rint(w2 * QB).astype(np.int64)],
-        int(round(b2 * QA * QB)),
+        [int(v) for v in np.rint(w2 * QB).astype(np.int64).ravel()],
+        [int(v) for v in np.rint(b2 * QA * QB).astype(np.int64)],
         hidden=hidden,
         residual=residual,
         meta=meta,
@@ -516,7 +518,18 @@ def float_score(model: Any, board: chess.Board) -> float:
 
     own, other = board_features(board)
     with torch.no_grad():
-        return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]))[0])
+        return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]), None, _buckets(model, [board]))[0])
+
+
+def _buckets(model: Any, boards: list[chess.Board]) -> Any:
+    """The output bucket of each of *boards* for *model* (None for one output)."""
+    import torch
+
+    count = model.out.weight.shape[0]
+    if count == 1:
+        return None
+    pieces = np.array([chess.popcount(board.occupied) for board in boards])
+    return torch.from_numpy(output_bucket(pieces, count).astype(np.int64))
 
 
 def quantisation_error(model: Any, blob: bytes, boards: list[chess.Board]) -> dict[str, float]:
@@ -542,7 +555,7 @@ def quantisation_error(model: Any, blob: bytes, boards: list[chess.Board]) -> di
     features = [board_features(board) for board in boards]
     with torch.no_grad():
         own = torch.tensor([stm for stm, _ in features])
-        floats = 100.0 * model(own, torch.tensor([other for _, other in features]))
+        floats = 100.0 * model(own, torch.tensor([other for _, other in features]), None, _buckets(model, boards))
     errors = [abs(engine_score(board) - float(value)) for board, value in zip(boards, floats, strict=True)]
     return {"positions": len(boards), "max_cp": round(max(errors), 3), "mean_cp": round(sum(errors) / len(errors), 3)}
 

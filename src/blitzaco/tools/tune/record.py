@@ -13,7 +13,8 @@ The record, version 1 (JSON object; lists in the order things happened):
 
 * ``record``: :data:`RECORD_VERSION`;
 * ``net``: the shape: ``inputs`` (768), ``hidden``, ``activation``, ``residual``
-  (false: the net replaces the classical evaluation), ``qa``, ``qb``;
+  (false: the net replaces the classical evaluation), ``qa``, ``qb``, and
+  ``output_buckets`` where there are several (absent: one);
 * ``target``: what a label teaches: ``lambda`` (weight of Stockfish's win
   probability against the game's result), ``scale`` (centipawns per unit of the
   sigmoid), ``loss`` (in words);
@@ -96,12 +97,16 @@ def dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, indent=1, sort_keys=True) + "\n"
 
 
-def new_record(*, hidden: int, residual: bool, lam: float, scale: float, held_out: float) -> dict[str, Any]:
+def new_record(*, hidden: int, residual: bool, lam: float, scale: float, held_out: float,
+               output_buckets: int = 1) -> dict[str, Any]:
     """The record of a net about to be trained from random weights."""
+    net: dict[str, Any] = {"inputs": INPUTS, "hidden": hidden, "activation": "clipped ReLU to [0, 1], both perspectives",
+                           "residual": residual, "qa": QA, "qb": QB}
+    if output_buckets != 1:
+        net["output_buckets"] = output_buckets
     return {
         "record": RECORD_VERSION,
-        "net": {"inputs": INPUTS, "hidden": hidden, "activation": "clipped ReLU to [0, 1], both perspectives",
-                "residual": residual, "qa": QA, "qb": QB},
+        "net": net,
         "target": {"lambda": lam, "scale": scale,
                    "loss": "mean squared difference between sigmoid(100 * output / scale) and lambda * "
                            "sigmoid(stockfish_cp / scale) + (1 - lambda) * result, side to move's view"},
@@ -243,7 +248,9 @@ def check_resumable(path: str | Path) -> tuple[Any, dict[str, Any]]:
     :class:`~blitzaco.nnue.NetworkError` or :class:`RecordError`."""
     weights = load_weights(path)
     record = validate(weights.meta)
-    if record["net"].get("hidden") != weights.hidden or bool(record["net"].get("residual")) != bool(weights.flags & 1):
+    shape = record["net"]
+    if (shape.get("hidden") != weights.hidden or bool(shape.get("residual")) != bool(weights.flags & 1)
+            or shape.get("output_buckets", 1) != weights.buckets):
         raise RecordError(f"{path}: the record's shape does not match the net's")
     return weights, record
 
