@@ -136,7 +136,7 @@ def analyse_game(job: tuple[str, str, str, int, str]) -> GameMoves | None:
         numbers.append(board.fullmove_number)
         board.push(move)
         boards.append(board.copy())
-    engine = chess.engine.SimpleEngine.popen_uci(stockfish)
+    engine = chess.engine.SimpleEngine.popen_uci(stockfish, timeout=300)  # patient on a busy machine
     try:
         engine.configure({"Threads": 1, "Hash": 16})
         if boards[0].chess960:
