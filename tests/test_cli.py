@@ -42,14 +42,14 @@ def test_bench_depth_changes_the_count() -> None:
 
 def test_eval_command(tmp_path: Path) -> None:
     position = ["4k3/8/8/8/8/8/8/3QK3", "w", "-", "-", "0", "1"]
-    # By default the network (net.bin, 0.3) is blended with the classical score (0.7).
+    # By default the network (net.bin) alone is the score; the classical one is shown, not added.
     blend = _run([*ENGINE_COMMAND, "eval", *position]).stdout.splitlines()
     assert any(line.startswith("Network: network net.bin") for line in blend)
     network = next(line for line in blend if line.startswith("Network score"))
-    assert "weight 0.3, in the score" in network
+    assert "weight 1, in the score" in network
     classical = next(line for line in blend if line.startswith("Classical evaluation"))
-    assert "(white side, in the score times 0.7)" in classical
-    parts = 0.7 * float(classical.split()[2]) + float(network.split()[2])
+    assert "(white side, replaced by the network: not in the score)" in classical
+    parts = float(network.split()[2])
     assert abs(float(blend[-1].split()[2]) - parts) <= 0.02 and parts > 5
     plain = tmp_path / "plain.toml"
     plain.write_text("[eval.nn]\nenabled = false\n")

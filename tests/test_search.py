@@ -276,7 +276,8 @@ def test_failed_aspiration_window_is_reported_as_a_bound() -> None:
     """A failed aspiration window is reported as a lower or upper bound, on the side
     of the exact score found at that depth afterwards."""
     recorder = Recorder()
-    think(chess.Board("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"), recorder=recorder, depth=5)  # WAC.006
+    classical = searching_engine(config_from_dict({"eval": {"nn": {"enabled": False}}}))  # chosen for its scores
+    think(chess.Board("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1"), classical, recorder=recorder, depth=5)  # WAC.006
     bounds = [info.line for info in recorder.infos if info.line.bound != Bound.EXACT]
     assert bounds, "the score jumps at depth 4 or 5 here: some window must fail"
     for bound in bounds:
@@ -306,7 +307,9 @@ def test_root_filter_domination() -> None:
 def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
     """With the root filter on, the move played is legal and the one the filter names;
     in BK.04 at depth 4 it overrules the search's choice."""
-    engine = searching_engine(config_from_dict({"search": {"root_filter": True}}))
+    # The classical evaluation: the positions were chosen with its scores.
+    classical = {"eval": {"nn": {"enabled": False}}}
+    engine = searching_engine(config_from_dict({"search": {"root_filter": True}, **classical}))
     for fen in (
         chess.STARTING_FEN,
         "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -323,9 +326,9 @@ def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
     # A position where the filter overrules the search (Bratko-Kopec BK.04 at depth 4):
     # the search plays e5e6, the filter Nf3, says so and plays it.
     board = chess.Board("rnbqkb1r/p3pppp/1p6/2ppP3/3N4/2P5/PPP1QPPP/R1B1KB1R w KQkq - 0 1")
-    assert think(board, depth=4).move == chess.Move.from_uci("e5e6")
+    assert think(board, searching_engine(config_from_dict(classical)), depth=4).move == chess.Move.from_uci("e5e6")
     recorder = Recorder()
-    filtering = searching_engine(config_from_dict({"search": {"root_filter": True}}))
+    filtering = searching_engine(config_from_dict({"search": {"root_filter": True}, **classical}))
     filtered = filtering.think(board, Limits(depth=4), recorder)
     assert filtered.move == chess.Move.from_uci("d4f3")
     assert [text.split()[2] for text in recorder.messages if text.startswith("root filter:")] == ["d4f3"]
@@ -368,7 +371,8 @@ def test_levels_from_single_line_from_up_search_one_line_and_play_its_best_move(
     """[levels] single_line_from: from that level up a level searches one line within
     its node limit and plays its best move (the same move as a plain search to the
     same node count); below it, a level still searches pick_lines lines."""
-    config = config_from_dict({"levels": {"single_line_from": 17}})
+    # The classical evaluation, which the levels below 20 play with, for the plain search too.
+    config = config_from_dict({"levels": {"single_line_from": 17}, "eval": {"nn": {"enabled": False}}})
     engine = searching_engine(config)
     board = chess.Board(ITALIAN)
     cap = config.levels.level_nodes[18]

@@ -275,7 +275,7 @@ def test_syzygy_path_reports_tables_and_is_used(uci: UciProcess, tmp_path: Path)
 
 def test_config_file_option(uci: UciProcess, tmp_path: Path) -> None:
     good = tmp_path / "good.toml"
-    good.write_text("[eval.material]\nqueen = [100, 100]\n")
+    good.write_text("[eval.material]\nqueen = [100, 100]\n[eval.nn]\nenabled = false\n")  # the classical score
     bad = tmp_path / "bad.toml"
     bad.write_text("[eval.material]\nqeen = [100, 100]\n")
     uci.send("position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
@@ -320,7 +320,12 @@ def test_hash_option_resizes_the_table(uci: UciProcess) -> None:
     assert hashfull(small) > hashfull(large)
 
 
-def test_bound_lines_on_the_wire(uci: UciProcess) -> None:
+def test_bound_lines_on_the_wire(uci: UciProcess, tmp_path: Path) -> None:
+    classical = tmp_path / "classical.toml"  # the position was chosen with the classical scores
+    classical.write_text("[eval.nn]\nenabled = false\n")
+    uci.send(f"setoption name ConfigFile value {classical}")
+    uci.send("isready")
+    uci.read_until("readyok")
     uci.send("position fen 7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1")
     uci.send("go depth 5")
     lines = uci.read_until("bestmove")
