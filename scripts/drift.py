@@ -29,12 +29,13 @@ a third from the first 15 moves. ``--workers 2`` evaluates two games at a time.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import chess
@@ -56,7 +57,7 @@ class GameMoves:
 
     name: str
     won: bool
-    moves: list[tuple[int, int]] = field(default_factory=list)
+    moves: list[tuple[int, int]]
 
 
 def capped(score: chess.engine.PovScore, color: chess.Color) -> int:
@@ -90,18 +91,20 @@ def counted_moves(evaluations: Sequence[int], movers: Sequence[chess.Color], num
 def figures(games: Sequence[GameMoves]) -> dict[str, object]:
     """The drift figures of *games* (see the module docstring)."""
     losses = [loss for game in games for _, loss in game.moves]
-    total = sum(losses) or 1
+    lost = sum(losses)
+    total = lost or 1
     small = sum(loss for loss in losses if loss <= SMALL)
     middle = sum(loss for loss in losses if SMALL < loss <= LARGE)
     large = sum(loss for loss in losses if loss > LARGE)
     opening = sum(loss for game in games for number, loss in game.moves if number <= OPENING_MOVES)
     not_won = [game for game in games if not game.won]
-    turned = [(game.name, next(number for number, loss in game.moves if loss > LARGE))
-              for game in not_won if any(loss > LARGE for _, loss in game.moves)]
+    first_large = ((game.name, next((number for number, loss in game.moves if loss > LARGE), None))
+                   for game in not_won)
+    turned = [(name, number) for name, number in first_large if number is not None]
     return {
         "games": len(games), "not_won": len(not_won), "turned": len(turned), "turning_moves": turned,
-        "moves": len(losses), "centipawns": sum(losses),
-        "mean_loss": round(sum(losses) / max(1, len(losses)), 2),
+        "moves": len(losses), "centipawns": lost,
+        "mean_loss": round(lost / max(1, len(losses)), 2),
         "share_small": round(small / total, 4), "share_50_150": round(middle / total, 4),
         "share_large": round(large / total, 4), "share_at_most_150": round((small + middle) / total, 4),
         "share_first_15_moves": round(opening / total, 4),
@@ -120,8 +123,6 @@ def analyse_game(job: tuple[str, str, str, int, str]) -> GameMoves | None:
     """One game (its PGN text) evaluated by Stockfish at *depth*; None when *player*
     did not play it."""
     text, player, stockfish, depth, name = job
-    import io
-
     game = chess.pgn.read_game(io.StringIO(text))
     if game is None:
         return None
@@ -173,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             while (game := chess.pgn.read_game(handle)) is not None:
                 index += 1
                 exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
-                jobs.append((game.accept(exporter), args.player, args.stockfish, args.depth, f"{Path(path).name}#{index}"))
+                name = f"{Path(path).name}#{index}"
+                jobs.append((game.accept(exporter), args.player, args.stockfish, args.depth, name))
     if args.workers > 1:
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             judged = list(pool.map(analyse_game, jobs))

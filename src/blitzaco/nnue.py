@@ -226,9 +226,7 @@ def decode_weights(data: bytes) -> NetworkWeights:
     if not 1 <= version <= VERSION:
         raise NetworkError(f"format version {version}; this engine reads versions 1 to {VERSION}")
     buckets = 1
-    if version == 2:
-        if len(data) < offset + _BUCKETS.size + 12:
-            raise NetworkError("the file is truncated")
+    if version == 2:  # the first check left 12 bytes after the header
         (buckets,) = _BUCKETS.unpack_from(data, offset)
         offset += _BUCKETS.size
     if (inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= qa < LANE_OFFSET or qb < 1

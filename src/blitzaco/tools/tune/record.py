@@ -100,8 +100,8 @@ def dumps(record: dict[str, Any]) -> str:
 def new_record(*, hidden: int, residual: bool, lam: float, scale: float, held_out: float,
                output_buckets: int = 1) -> dict[str, Any]:
     """The record of a net about to be trained from random weights."""
-    net: dict[str, Any] = {"inputs": INPUTS, "hidden": hidden, "activation": "clipped ReLU to [0, 1], both perspectives",
-                           "residual": residual, "qa": QA, "qb": QB}
+    net: dict[str, Any] = {"inputs": INPUTS, "hidden": hidden, "residual": residual, "qa": QA, "qb": QB,
+                           "activation": "clipped ReLU to [0, 1], both perspectives"}
     if output_buckets != 1:
         net["output_buckets"] = output_buckets
     return {
