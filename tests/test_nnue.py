@@ -571,7 +571,7 @@ def test_output_buckets_choose_an_output_layer_by_the_piece_count() -> None:
     assert decode_weights(quantise(model)).buckets == 8  # the file's version 2
     # The bucket's own layer: the same first layer with bucket 3 chosen is output 3.
     net = _model(8, buckets=8)
-    stm, other = torch.from_numpy(data.stm[:5]), torch.from_numpy(data.other[:5])
+    stm, other = torch.from_numpy(data.stm[:5]).long(), torch.from_numpy(data.other[:5]).long()
     every = net.out(torch.cat([net.ft(stm) + net.b1, net.ft(other) + net.b1], dim=1).clamp(0.0, 1.0))
     chosen = net(stm, other, None, torch.full((5,), 3))
     assert torch.allclose(chosen, every[:, 3])
