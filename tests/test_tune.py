@@ -5,6 +5,7 @@ fitness on this machine and on a local Ray instance, and adopting tuned weights.
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import re
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -557,12 +559,32 @@ def test_the_pipe_driver_plays_the_games_python_chess_played(tmp_path: Path) -> 
     """labels_s3_n300.bin was written (seed 3, 300 nodes, 148 positions of 3 games)
     when python-chess's engine layer drove Stockfish; the label worker's own UCI
     driver must make the same file, byte for byte: the same position commands, the
-    same score read, the same game ends."""
+    same score read, the same game ends. It was played on python-chess's board
+    (generator 1), which the label runs of that time regenerate with."""
     from blitzaco.tools.tune.labels import generate
 
     out = tmp_path / "again.bin"
-    generate(out, 120, seed=3, nodes=300, workers=1, progress=False)
+    generate(out, 120, seed=3, nodes=300, workers=1, progress=False, generator=1)
     assert out.read_bytes() == (ROOT / "tests" / "data" / "labels_s3_n300.bin").read_bytes()
+
+
+def test_the_engine_board_generator_makes_its_recorded_file(tmp_path: Path) -> None:
+    """labels_s3_n300_g2.bin was written by generator 2 (the games on the engine's
+    board; seed 3, 300 nodes, static labels with children, Chess960 starts and
+    random moves): the same seed makes it again, byte for byte, and a run continued
+    from the file's state keeps its generator (a file of generator 1 refuses 2)."""
+    from blitzaco.tools.tune.labels import generate
+
+    recorded = ROOT / "tests" / "data" / "labels_s3_n300_g2.bin"
+    out = tmp_path / "again.bin"
+    settings: dict[str, Any] = dict(seed=3, nodes=300, workers=1, progress=False, label="static",
+                                    random_moves=0.1, chess960=0.5, children=2)
+    generate(out, 100, **settings)
+    assert json.loads(out.with_name("again.bin.json").read_text())["generator"] == 2
+    generate(out, 400, **settings)  # continued
+    assert out.read_bytes() == recorded.read_bytes()
+    with pytest.raises(ValueError, match="generator 2"):
+        generate(out, 500, generator=1, **settings)
 
 def test_wdl_fit_recovers_a_known_model() -> None:
     """Observations drawn from a known model: the fit predicts them as well as the

@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--idle", action="store_true",
                        help="run in the idle scheduling class (Linux; Stockfish too): a match beside it keeps "
                             "its cores")
+    label.add_argument("--generator", type=int, choices=(1, 2), default=None,
+                       help="the board the games are played on: 2 the engine's own (the default for a new file), "
+                            "1 python-chess's (the files made before 2026-11-28); a continued run keeps its file's")
     label.add_argument("--workers", type=int, default=2, help="games played at once (one Stockfish each)")
     label.add_argument("--seed", type=int, required=True,
                        help="a seed no earlier run used (the shipped net's training record lists the used ones)")
@@ -192,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             figures = generate(args.out, args.positions, seed=args.seed, nodes=nodes, workers=args.workers,
                                stockfish=args.stockfish, max_seconds=60 * args.max_minutes,
                                label="static" if args.static else "search", random_moves=args.random_moves,
-                               chess960=args.chess960, children=args.children, idle=args.idle)
+                               chess960=args.chess960, children=args.children, idle=args.idle,
+                               generator=args.generator)
         except ValueError as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2

@@ -37,7 +37,10 @@ games are written in their order, and a run that is stopped goes on from the las
 game written (``OUT.json`` says where; it also names the seed, the nodes per move,
 Stockfish's ``id name`` and the run's start date, which a network's training record
 copies). Stockfish runs with one thread and a table
-cleared for every game, so the same seed gives the same file.
+cleared for every game, so the same seed gives the same file. The games are played
+on the engine's own board (generator 2, :mod:`~blitzaco.tools.tune.labelgame`) or,
+for the files made before it, python-chess's (generator 1); a file's state names its
+generator and a continued run keeps it.
 
 The files (one record a position, and the packed form that is committed) are
 :mod:`blitzaco.tools.tune.labelfile`'s.
@@ -72,7 +75,11 @@ from blitzaco.tools.tune.labelfile import (
     encode,
     read_labels,
 )
-from blitzaco.tools.tune.sources import is_quiet, tuning_openings
+from blitzaco.tools.tune.labelgame import GENERATORS, LATEST_GENERATOR, ChessGame, NativeGame
+from blitzaco.tools.tune.sources import tuning_openings
+
+#: A label game's board, either generator's.
+Game = ChessGame | NativeGame
 
 __all__ = [
     "MAGIC", "RECORD_BYTES", "Record", "find_stockfish", "generate", "read_labels", "count_labels", "encode", "decode",
@@ -136,11 +143,6 @@ def known_result(score: Any, result: Any, scale: float = TARGET_SCALE) -> Any:
     return np.where(np.isnan(np.asarray(result, dtype=np.float64)), implied, result)
 
 
-def _quiet(board: chess.Board, move: chess.Move) -> bool:
-    """A quiet position (the tuner's definition) whose move played is quiet too."""
-    return not (board.is_capture(move) or move.promotion) and is_quiet(board)
-
-
 # ----------------------------------------------------------------------- games
 
 class Stockfish:
@@ -192,7 +194,7 @@ class Stockfish:
         self._send("isready")
         self._read_until("readyok")
 
-    def static_eval(self, board: chess.Board) -> int:
+    def static_eval(self, board: chess.Board | Game) -> int:
         """Stockfish's static network evaluation of *board* (its ``eval`` command's
         ``NNUE evaluation`` line, pawns from White's side, two decimals) in
         centipawns from the side to move's view. *board* must not be in check
@@ -200,12 +202,13 @@ class Stockfish:
         self.ask_eval(board)
         return self.evals()[0]
 
-    def ask_eval(self, board: chess.Board) -> None:
+    def ask_eval(self, board: chess.Board | Game) -> None:
         """Ask for :meth:`static_eval` of *board* without waiting: Stockfish works on
         it while the caller goes on; :meth:`evals` reads the answers, in order."""
+        game = _game_of(board)
         assert self._process.stdin is not None
-        self._process.stdin.write(f"position fen {board.fen(en_passant='fen')}\neval\n")
-        self._asked.append(board.turn)
+        self._process.stdin.write(f"position fen {game.fen()}\neval\n")
+        self._asked.append(game.white())
 
     def evals(self) -> list[int]:
         """The answers to every :meth:`ask_eval` since the last call, in order."""
@@ -221,26 +224,28 @@ class Stockfish:
                     break
             if value is None:
                 raise ValueError("Stockfish gave no network evaluation")
-            values.append(value if turn == chess.WHITE else -value)
+            values.append(value if turn else -value)
             value = None
         self._asked = []
         return values
 
-    def play(self, board: chess.Board, nodes: int = 0, depth: int = 0) -> tuple[chess.Move | None, int | None, bool]:
+    def play(self, board: chess.Board | Game, nodes: int = 0, depth: int = 0) -> tuple[Any, int | None, bool]:
         """The move Stockfish plays in *board* after *nodes* nodes (or to *depth*),
         its last score (centipawns, or moves to mate) and whether that score is a
-        mate, from the side to move's view; (None, None, False) when it gives no move."""
-        root = board.root().fen(en_passant="fen")  # python-chess's choice, so the keys agree
-        moves = " ".join(move.uci() for move in board.move_stack)
+        mate, from the side to move's view; (None, None, False) when it gives no move.
+        The move is the board's kind (a python-chess move, or a code on the engine's
+        board)."""
+        game = _game_of(board)
+        root, moves = game.line()
         where = "startpos" if root == chess.STARTING_FEN else f"fen {root}"
-        self._send(f"position {where}" + (f" moves {moves}" if moves else ""))
+        self._send(f"position {where}" + (f" moves {' '.join(moves)}" if moves else ""))
         self._send(f"go depth {depth}" if depth else f"go nodes {nodes}")
         score: int | None = None
         mate = False
         for line in self._lines():
             if line.startswith("bestmove"):
                 words = line.split()
-                move = board.parse_uci(words[1]) if len(words) > 1 and words[1] != "(none)" else None
+                move = game.parse(words[1]) if len(words) > 1 and words[1] != "(none)" else None
                 return move, score, mate
             if line.startswith("info") and " score " in line:
                 words = line.split()
@@ -264,14 +269,8 @@ def _start_worker(stockfish: str) -> None:
     _worker_engine = Stockfish(stockfish)
 
 
-def _game_over(board: chess.Board) -> chess.Outcome | None:
-    """``board.outcome(claim_draw=True)``, without its costly claim test (every legal
-    move made and the game replayed) where no claim can be made: a threefold claim
-    needs a position met twice among the positions since the last irreversible move,
-    which takes at least 7 reversible plies; a fifty-move claim at least 99."""
-    if board.halfmove_clock < 7:
-        return board.outcome()
-    return board.outcome(claim_draw=True)
+def _game_of(board: chess.Board | Game) -> Game:
+    return ChessGame(board) if isinstance(board, chess.Board) else board
 
 
 @dataclass(frozen=True)
@@ -286,6 +285,7 @@ class _Task:
     random_moves: float = 0.0
     chess960: float = 0.0
     children: int = 0
+    generator: int = LATEST_GENERATOR
 
 
 def _play(task: _Task) -> list[bytes]:
@@ -295,64 +295,65 @@ def _play(task: _Task) -> list[bytes]:
     rng = random.Random(task.seed * 1_000_003 + task.index)
     static = task.label == "static"
     if static and rng.random() < task.chess960:
-        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        start = chess.Board.from_chess960_pos(rng.randrange(960))
     else:
-        board = chess.Board(task.fen)
-    engine.new_game(board.chess960)
+        start = chess.Board(task.fen)
+    engine.new_game(start.chess960)
+    game: Game = ChessGame(start) if task.generator == 1 else NativeGame(start, MAX_PLIES + 32)
     for _ in range(rng.randint(0, 6)):
-        legal = list(board.legal_moves)
+        legal = game.legal()
         if not legal:
             break
-        board.push(rng.choice(legal))
-    kept: list[tuple[chess.Board, int]] = []
-    off_line: list[tuple[chess.Board, int]] = []  # children: no game result
+        game.push(rng.choice(legal))
+    kept: list[tuple[Any, int]] = []
+    off_line: list[tuple[Any, int]] = []  # children: no game result
     extreme = 0
     result = 0.5
     while True:
-        outcome = _game_over(board)
-        if outcome is not None:
-            result = 0.5 if outcome.winner is None else float(outcome.winner)
+        ended = game.result()
+        if ended is not None:
+            result = ended
             break
-        if board.ply() >= MAX_PLIES:
+        if game.ply() >= MAX_PLIES:
             break
         if static and rng.random() < task.random_moves:
-            if board.ply() >= SKIP_PLIES and is_quiet(board):
-                kept.append((board.copy(stack=False), engine.static_eval(board)))
-            board.push(rng.choice(list(board.legal_moves)))
+            if game.ply() >= SKIP_PLIES and game.quiet():
+                kept.append((game.snapshot(), engine.static_eval(game)))
+            game.push(rng.choice(game.legal()))
             continue
-        move, score, mate = engine.play(board, task.nodes)
+        move, score, mate = engine.play(game, task.nodes)
         if move is None or score is None:
             break
         if mate or abs(score) >= RESIGN_CP:
             extreme += 1
             if extreme >= RESIGN_PLIES:
                 winning = score > 0  # "mate 0": the side to move is mated
-                result = float(winning == board.turn)
+                result = float(winning == game.white())
                 break
         else:
             extreme = 0
-            if board.ply() >= SKIP_PLIES and static:
+            if game.ply() >= SKIP_PLIES and static:
                 # Each evaluation is asked for at once and read after the last:
                 # Stockfish evaluates one position while the next is tested.
-                asked = [board.copy(stack=False)] if is_quiet(board) else []
+                asked = [game.snapshot()] if game.quiet() else []
                 if asked:
-                    engine.ask_eval(asked[0])
+                    engine.ask_eval(game)
                 on_line = len(asked)
-                others = [other for other in board.legal_moves if other != move] if task.children else []
+                others = [other for other in game.legal() if other != move] if task.children else []
                 for other in rng.sample(others, min(task.children, len(others))):
-                    board.push(other)
-                    if board.outcome() is None and is_quiet(board):
-                        asked.append(board.copy(stack=False))
-                        engine.ask_eval(asked[-1])
-                    board.pop()
+                    game.push(other)
+                    if not game.child_over() and game.quiet():
+                        asked.append(game.snapshot())
+                        engine.ask_eval(game)
+                    game.pop()
                 values = engine.evals()
                 kept.extend(zip(asked[:on_line], values[:on_line], strict=True))
                 off_line.extend(zip(asked[on_line:], values[on_line:], strict=True))
-            elif board.ply() >= SKIP_PLIES and _quiet(board, move):
-                kept.append((board.copy(stack=False), score))
-        board.push(move)
-    return ([encode(position, score, result) for position, score in kept]
-            + [encode(position, score, None) for position, score in off_line])
+            elif game.ply() >= SKIP_PLIES and game.quiet_move(move) and game.quiet():
+                kept.append((game.snapshot(), score))
+        game.push(move)
+    return ([game.record(position, score, result) for position, score in kept]
+            + [game.record(position, score, None) for position, score in off_line])
 
 
 def generate(
@@ -370,6 +371,7 @@ def generate(
     chess960: float = 0.0,
     children: int = 0,
     idle: bool = False,
+    generator: int | None = None,
 ) -> dict[str, float]:
     """Add labelled positions to *out* until it holds *positions* (or more: whole
     games are kept), or until *max_seconds* have passed (0: no limit; the games under
@@ -378,11 +380,16 @@ def generate(
     *chess960* are the static kind's shares, *children* its positions off the line
     per move). *idle*: run (with Stockfish) in the
     idle scheduling class (Linux), so that a match beside it keeps its cores.
+    *generator*: the board the games are played on (:mod:`~blitzaco.tools.tune.labelgame`:
+    1 python-chess's, 2 the engine's); default: the file's when a run is continued
+    (1 for a file that names none), else :data:`~blitzaco.tools.tune.labelgame.LATEST_GENERATOR`.
     Returns the run's figures: games, positions, seconds, positions per hour."""
     if label not in ("search", "static"):
         raise ValueError(f"unknown label kind {label!r} (search or static)")
     if label == "search" and (random_moves or chess960 or children):
         raise ValueError("random moves, Chess960 games and children are for static labels")
+    if generator is not None and generator not in GENERATORS:
+        raise ValueError(f"unknown generator {generator} ({', '.join(map(str, GENERATORS))})")
     if idle:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # the workers and Stockfish inherit it
     stockfish = stockfish or find_stockfish()
@@ -397,9 +404,11 @@ def generate(
         state.update(label=label, random_moves=random_moves, chess960=chess960)
         if children:
             state["children"] = children
-    settings = ("seed", "nodes", "label", "random_moves", "chess960", "children")
+    settings = ("seed", "nodes", "label", "random_moves", "chess960", "children", "generator")
     if out.exists() and state_path.exists():
         saved = json.loads(state_path.read_text())
+        saved.setdefault("generator", 1)  # a file made before there was a choice
+        state["generator"] = saved["generator"] if generator is None else generator
         if any(saved.get(key, state.get(key)) != state.get(key) for key in settings):
             made = ", ".join(f"{key} {saved[key]}" for key in settings if key in saved)
             raise ValueError(f"{out} was made with {made}")
@@ -408,6 +417,7 @@ def generate(
         with open(out, "r+b") as cut:  # drop a record cut short by a crash
             cut.truncate(len(MAGIC) + state["positions"] * RECORD_BYTES)
     else:
+        state["generator"] = LATEST_GENERATOR if generator is None else generator
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(MAGIC)
         state_path.write_text(json.dumps(state))
@@ -423,7 +433,8 @@ def generate(
     with context.Pool(workers, initializer=_start_worker, initargs=(stockfish,)) as pool, open(out, "ab") as handle:
         while state["positions"] < positions and not out_of_time():
             # A few games per worker at a time, written in their order (imap).
-            batch = [_Task(i, seed, nodes, fens[i % len(fens)], label, random_moves, chess960, children)
+            batch = [_Task(i, seed, nodes, fens[i % len(fens)], label, random_moves, chess960, children,
+                           state["generator"])
                      for i in range(index, index + 4 * workers)]
             index += len(batch)
             for records in pool.imap(_play, batch):
