@@ -29,6 +29,14 @@ def test_console_script_and_module_are_the_same_program() -> None:
     assert _run([script, "--version"]).stdout.startswith("BlitzACO ")
 
 
+def test_version_says_whether_the_build_is_compiled() -> None:
+    from blitzaco.board import INTERPRETED
+
+    out = _run([*ENGINE_COMMAND, "--version"]).stdout.strip()
+    assert out.endswith("(interpreted: install with a C compiler for the compiled build)" if INTERPRETED
+                        else "(compiled)"), out
+
+
 def test_bench_prints_a_deterministic_node_count_last() -> None:
     first = _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"], PYTHONHASHSEED="1").stdout)
     second = _bench_nodes(_run([*ENGINE_COMMAND, "bench", "2"], PYTHONHASHSEED="12345").stdout)

@@ -252,3 +252,48 @@ def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> 
     again = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
                            check=True, timeout=120)
     assert "aspiration_window = 42" in again.stdout
+
+
+def _signature() -> int:
+    """The bench signature the ledger's table gives as current (its bold row)."""
+    table = (ROOT / "docs" / "MEASUREMENTS.md").read_text()
+    match = re.search(r"^\| \*\*(\d+)\*\* \|", table, re.MULTILINE)
+    assert match, "the ledger's bench table has no current (bold) signature"
+    return int(match.group(1))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auditwheel repairs Linux wheels")
+def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) -> None:
+    """scripts/build_wheel.py's wheel (compiled, repaired by auditwheel to a manylinux
+    tag), installed into a fresh virtual environment whose PATH has no C compiler:
+    the engine is imported from it, compiled, says so, and passes the smoke test a
+    GUI's use makes (scripts/smoke.py), its bench equal to the ledger's signature."""
+    pytest.importorskip("mypyc.build")
+    pytest.importorskip("auditwheel")
+    if shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) is None:
+        pytest.skip("no C compiler to build the wheel with")
+    house = tmp_path / "wheelhouse"
+    built = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_wheel.py"), "--no-isolation",
+                            "--out", str(house)], capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr[-3000:]
+    (wheel,) = house.glob("blitzaco-*.whl")
+    assert "manylinux" in wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        carried = [name for name in archive.namelist() if name.endswith(EXTENSION)]
+    assert len(carried) > len(NATIVE)  # each module and mypyc's shared library
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True, timeout=300)
+    bin_dir = env_dir / "bin"
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+                   check=True, timeout=300, capture_output=True)
+    bare = {**os.environ, "PATH": str(bin_dir), "CC": "false"}  # no compiler to be found
+    bare.pop("PYTHONPATH", None)
+    assert shutil.which("cc", path=bare["PATH"]) is None and shutil.which("gcc", path=bare["PATH"]) is None
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import blitzaco.board as b; print(b.__file__)"],
+                           capture_output=True, text=True, env=bare, cwd=tmp_path, check=True, timeout=120)
+    assert where.stdout.strip().startswith(str(env_dir)) and where.stdout.strip().endswith(EXTENSION)
+    smoke = subprocess.run([str(bin_dir / "python"), str(ROOT / "scripts" / "smoke.py"), "--bench",
+                            str(_signature()), "--compiled", str(bin_dir / "blitzaco")],
+                           capture_output=True, text=True, env=bare, cwd=tmp_path, timeout=900)
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    assert "(compiled)" in smoke.stdout and "smoke: passed" in smoke.stdout

@@ -13,6 +13,22 @@ from blitzaco.config import Config, ConfigError, dump_toml, load_config
 __all__ = ["main"]
 
 
+class _Version(argparse.Action):
+    """``--version``: the name, the version and the build, compiled or interpreted
+    (the board is imported only when asked: the UCI start-up does not pay for it)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object,
+                 option_string: str | None = None) -> None:
+        from blitzaco.board import INTERPRETED
+
+        build = "interpreted: install with a C compiler for the compiled build" if INTERPRETED else "compiled"
+        print(f"{ENGINE_NAME} {__version__} ({build})")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blitzaco",
@@ -20,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         "Without a command it speaks UCI on stdin/stdout.",
     )
     parser.add_argument("--config", metavar="FILE", help="a config.toml replacing the built-in defaults")
-    parser.add_argument("--version", action="version", version=f"{ENGINE_NAME} {__version__}")
+    parser.add_argument("--version", action=_Version, help="the version, and whether this build is compiled")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     bench = commands.add_parser("bench", help="search the fixed bench positions; prints the node count last")
