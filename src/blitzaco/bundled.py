@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from pathlib import Path
+
+from blitzaco.system import frozen_root
 
 __all__ = ["bundled_file", "open_regular", "read_user_file"]
 
@@ -21,9 +22,9 @@ _CHECKOUT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 def bundled_file(name: str) -> Path | None:
     """The shipped data file *name* (``book.bin``, ``pheromone.bin``), if installed."""
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:
-        path = Path(frozen_root) / "blitzaco" / "assets" / name
+    frozen = frozen_root()
+    if frozen is not None:
+        path = frozen / "blitzaco" / "assets" / name
         return path if path.is_file() else None
     # Installed (a wheel puts blitzaco.assets beside this module), or a source
     # checkout run with PYTHONPATH=src (a worktree of an older commit in a match,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from blitzaco.bundled import read_user_file
+from blitzaco.system import frozen_root
 
 __all__ = [
     "AnalyseConfig",
@@ -187,9 +188,9 @@ def defaults_path() -> Path | None:
     """The file the defaults are read from: beside a frozen build's files, the
     installed package's ``blitzaco/config.toml``, or the top-level ``config.toml`` of
     the checkout this module runs from; None when the package is in a zip file."""
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root is not None:
-        return Path(frozen_root) / "blitzaco" / "config.toml"
+    frozen = frozen_root()
+    if frozen is not None:
+        return frozen / "blitzaco" / "config.toml"
     for path in (_PACKAGE_CONFIG, _CHECKOUT_CONFIG):
         if path.is_file():
             return path
@@ -200,7 +201,7 @@ def _shipped_defaults() -> dict[str, Any]:
     """The defaults' ``config.toml`` (:func:`defaults_path`), parsed: the source of
     every default."""
     path = defaults_path()
-    if getattr(sys, "_MEIPASS", None) is not None and path is not None:  # the build put the parsed copy beside it
+    if frozen_root() is not None and path is not None:  # the build put the parsed copy beside it
         return _cached_parse(path, path.with_name(CONFIG_CACHE_NAME), write=False)
     if path is not None:
         cache = _PACKAGE_CONFIG.with_name("__pycache__") / CONFIG_CACHE_NAME

@@ -49,7 +49,6 @@ import os
 import random
 import stat
 import struct
-import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -60,6 +59,7 @@ from blitzaco.board import compute_key
 from blitzaco.bundled import bundled_file, open_regular, read_user_file
 from blitzaco.config import PheromoneConfig
 from blitzaco.moves import encode_move
+from blitzaco.system import lock_exclusive, rename_replaces_open_files
 
 __all__ = [
     "Trails", "PheromoneFileError", "bundled_memory", "read_memory", "parse_memory", "write_memory", "check_writable",
@@ -195,16 +195,9 @@ def _locked(path: Path) -> Iterator[int]:
                 continue  # another process made it first: lock that one
             created = True
         try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                msvcrt.locking(handle, msvcrt.LK_LOCK, 1)  # retries for about 10 s, then raises OSError
-                break
-            import fcntl
-
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            if _names(path, handle):
-                break
+            lock_exclusive(handle)
+            if not rename_replaces_open_files() or _names(path, handle):
+                break  # (Windows: a save writes in place, so the file is never replaced)
         except BaseException:
             os.close(handle)
             raise
@@ -231,7 +224,7 @@ def _save_locked(path: Path, handle: int, memory: Memory) -> None:
     """Write *memory* to the file *path* whose lock *handle* holds: atomically by a
     rename on POSIX; in place through the handle on Windows, where a file open
     elsewhere cannot be replaced."""
-    if sys.platform != "win32":
+    if rename_replaces_open_files():
         write_memory(path, memory)
         return
     data, _ = _encode(memory)

@@ -26,12 +26,13 @@ import chess
 
 from blitzaco.bundled import bundled_file, open_regular
 from blitzaco.config import BookConfig
+from blitzaco.system import split_paths
 
 if TYPE_CHECKING:  # imported lazily: neither module is needed to start the engine
     import chess.polyglot
     import chess.syzygy
 
-__all__ = ["Probe", "BookMove", "TablebaseRoot", "split_paths", "bundled_book"]
+__all__ = ["Probe", "BookMove", "TablebaseRoot", "bundled_book"]
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,6 @@ def bundled_book() -> Path | None:
 def _mirror(name: str) -> str:
     white, _, black = name.partition("v")
     return f"{black}v{white}"
-
-
-def split_paths(value: str) -> list[str]:
-    """Split a SyzygyPath value: ';' separates folders on Windows, ':' elsewhere."""
-    return [part for part in value.split(os.pathsep) if part.strip()]
 
 
 class Probe:

@@ -25,6 +25,8 @@ import secrets
 import sys
 from multiprocessing import shared_memory
 
+from blitzaco.system import anonymous_shared_memory, is_linux
+
 __all__ = ["SharedBlock", "SharedMemoryError", "create_block", "attach_block", "shared_room"]
 
 #: The name of a block in an anonymous memory file: the creator's process id, its
@@ -34,11 +36,6 @@ _MEMFD_NAME = re.compile(r"memfd:(\d+):(\d+):(blitzaco-[0-9a-f]+)")
 
 class SharedMemoryError(OSError):
     """The shared block cannot be created or mapped (not enough shared memory)."""
-
-
-def _anonymous_files() -> bool:
-    """Whether blocks are anonymous memory files here (Linux with /proc)."""
-    return hasattr(os, "memfd_create") and os.path.isdir(f"/proc/{os.getpid()}/fd")
 
 
 class SharedBlock:
@@ -79,9 +76,9 @@ def shared_room() -> int | None:
     memory available (an anonymous block) or the room left in /dev/shm (a named
     block, which a container may keep small: written past it, the process crashes
     with a bus error)."""
-    if not sys.platform.startswith("linux"):
+    if not is_linux():
         return None
-    if _anonymous_files():
+    if anonymous_shared_memory():
         try:
             with open("/proc/meminfo", encoding="ascii") as meminfo:
                 for line in meminfo:
@@ -101,10 +98,10 @@ def create_block(size: int) -> SharedBlock:
     the memory cannot be had (more than :func:`shared_room`, or refused)."""
     room = shared_room()
     if room is not None and size > room:
-        where = "available" if _anonymous_files() else "free in /dev/shm"
+        where = "available" if anonymous_shared_memory() else "free in /dev/shm"
         raise SharedMemoryError(f"{size >> 20} MB of shared memory asked, {room >> 20} MB {where}")
     try:
-        if _anonymous_files():
+        if anonymous_shared_memory():
             label = f"blitzaco-{secrets.token_hex(8)}"
             handle = os.memfd_create(label)  # close-on-exec: helpers attach, they do not inherit it
             try:
