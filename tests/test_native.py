@@ -112,6 +112,10 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     research = tmp_path / "research.toml"
     research.write_text("[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n")
     assert _bench_nodes(site, 4, research) == _bench_nodes(None, 4, research) != _bench_nodes(site, 4)
+    # Singular extensions (a search switch, off by default; tested from depth 4 here).
+    singular = tmp_path / "singular.toml"
+    singular.write_text("[search]\nsingular_extensions = true\nsingular_depth = 4\n")
+    assert _bench_nodes(site, 5, singular) == _bench_nodes(None, 5, singular) != _bench_nodes(site, 5)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)

@@ -124,6 +124,43 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
         assert result.move.uci() in moves and mate_in(result.score) == mate
 
 
+#: Singular extensions on, tested from depth 4 so that shallow test searches meet them.
+SINGULAR = {"search": {"singular_extensions": True, "singular_depth": 4}}
+
+
+def test_singular_extensions_change_the_tree_and_keep_the_search_right() -> None:
+    """[search] singular_extensions (off by default): on, the tree differs at the same
+    depth and the tests happen (a position's moves searched with the table's move
+    left out); the mates are still found with their distance, the game's repetition
+    is still a draw, MultiPV's lines stay distinct and searchmoves is kept."""
+    board = chess.Board(ITALIAN)
+    singular = searching_engine(config_from_dict(SINGULAR))
+    assert singular.think(board, Limits(depth=7)).nodes != searching_engine().think(board, Limits(depth=7)).nodes
+    for fen, moves, mate in (
+        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
+        ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", {"h6h7"}, 2),
+        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
+    ):
+        singular.new_game()
+        result = singular.think(chess.Board(fen), Limits(depth=2 * mate + 6))
+        assert result.move.uci() in moves and mate_in(result.score) == mate
+    repeated = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
+        repeated.push_uci(uci)
+    singular.new_game()
+    result = singular.think(repeated, Limits(depth=6))
+    assert result.move.uci() == "g1f3" and result.score == 0
+    singular.new_game()
+    singular.set_option("multipv", 3)
+    recorder = Recorder()
+    singular.think(board, Limits(depth=6), recorder)
+    last = [info.line for info in recorder.infos if info.line.depth == 6]
+    assert [line.multipv for line in last] == [1, 2, 3] and len({line.pv[0] for line in last}) == 3
+    singular.set_option("multipv", 1)
+    allowed = [chess.Move.from_uci("d2d3"), chess.Move.from_uci("h2h3")]
+    assert singular.think(board, Limits(depth=6, searchmoves=allowed)).move in allowed
+
+
 def test_prefers_mate_to_stalemate() -> None:
     """Qf7 stalemates, Qf8 mates: the mate is played and scored."""
     board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")  # Qf7 stalemates, Qf8 mates

@@ -70,6 +70,20 @@ def test_search_probes_after_captures() -> None:
     assert recorder.infos[-1].tbhits > 0
 
 
+def test_search_probes_after_captures_with_singular_extensions() -> None:
+    """[search] singular_extensions on (tested from depth 4): the tables are still
+    probed in the tree and the won rook is still seen."""
+    from blitzaco.config import config_from_dict
+
+    engine = Engine(config_from_dict({"search": {"singular_extensions": True, "singular_depth": 4}}))
+    engine.set_option("own_book", False)
+    assert "found 5" in engine.probe.open_tablebases(str(TABLES))
+    engine.set_option("syzygy_probe_limit", 3)
+    recorder = Recorder()
+    result = _think(engine, chess.Board("8/8/8/3k4/8/8/1r6/1K1Q4 w - - 0 1"), recorder, depth=6)
+    assert recorder.infos[-1].tbhits > 0 and result.score > 1000
+
+
 def _play_out(fen: str, plies: int) -> chess.Board:
     """Two engine processes with the tables play from *fen* for up to *plies*."""
     board = chess.Board(fen)

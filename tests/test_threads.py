@@ -95,6 +95,23 @@ def test_go_depth_nodes_and_movetime_with_two_threads(two_threads: chess.engine.
 
 
 @two_cores
+def test_two_threads_with_singular_extensions(engine: chess.engine.SimpleEngine, tmp_path: Path) -> None:
+    """[search] singular_extensions on (tested from depth 4) in the main search and
+    the helper: a search to depth 6 with Threads 2 reports that depth and a legal
+    line, and the game goes on."""
+    config = tmp_path / "singular.toml"
+    config.write_text("[search]\nsingular_extensions = true\nsingular_depth = 4\n")
+    engine.configure({"ConfigFile": str(config), "Threads": 2, "OwnBook": False})
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    info = engine.analyse(board, chess.engine.Limit(depth=6))
+    assert info["depth"] == 6 and info["pv"][0] in board.legal_moves
+    for _ in range(3):
+        result = engine.play(board, chess.engine.Limit(nodes=5000))
+        assert result.move in board.legal_moves
+        board.push(result.move)
+
+
+@two_cores
 def test_stop_ends_an_infinite_analysis_with_two_threads(two_threads: chess.engine.SimpleEngine) -> None:
     board = chess.Board()
     with two_threads.analysis(board) as analysis:

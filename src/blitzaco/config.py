@@ -391,6 +391,20 @@ class SearchConfig:
     lmr_divisor: float = _param("Divisor of the logarithmic part of the reduction.", lo=0.1, hi=100.0)
     internal_iterative_reduction: bool = _param("Search one ply shallower where the table has no move to try first.")
     iir_min_depth: int = _param("Smallest depth where internal iterative reduction applies (plies).", lo=1, hi=100)
+    singular_extensions: bool = _param(
+        "Singular extensions: where the table's move holds a lower bound from nearly as deep a search, the other "
+        "moves are searched at half the depth against that score less singular_margin per ply; if none reaches "
+        "it, the table's move is the only good one and is searched a ply deeper; if that reduced bound already "
+        "holds beta, the node is cut (multi-cut); if the table's score holds beta, the move is searched a ply "
+        "shallower instead (Stockfish's rule, its numbers ours)."
+    )
+    singular_depth: int = _param("Smallest depth where a move is tested for being singular (plies).", lo=3, hi=100)
+    singular_tt_depth: int = _param(
+        "How much shallower than the node the table's search may have been for the test (plies).", lo=0, hi=100
+    )
+    singular_margin: int = _param(
+        "How far below the table's score, per ply of depth, the other moves must stay (centipawns).", lo=0, hi=1000
+    )
     see_ordering: bool = _param(
         "Order captures that lose material (by static exchange evaluation) after the quiet moves."
     )

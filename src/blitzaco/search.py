@@ -244,6 +244,10 @@ class SearchParams:
     null_move_eval_divisor: i64
     internal_iterative_reduction: bool
     iir_min_depth: i64
+    singular_extensions: bool
+    singular_depth: i64
+    singular_tt_depth: i64
+    singular_margin: i64
     futility: bool
     futility_depth: i64
     futility_margin: i64
@@ -276,6 +280,10 @@ class SearchParams:
         self.null_move_eval_divisor = config.null_move_eval_divisor
         self.internal_iterative_reduction = config.internal_iterative_reduction
         self.iir_min_depth = config.iir_min_depth
+        self.singular_extensions = config.singular_extensions
+        self.singular_depth = config.singular_depth
+        self.singular_tt_depth = config.singular_tt_depth
+        self.singular_margin = config.singular_margin
         self.futility = config.futility
         self.futility_depth = config.futility_depth
         self.futility_margin = config.futility_margin
@@ -356,6 +364,7 @@ class Search:
     root_ply: i64
     move_list: vec[i64]
     statics_by_ply: vec[i64]
+    excluded: vec[i64]
     see_scratch: vec[i64]
     lmr_table: vec[i64]
     lazy: i64
@@ -421,6 +430,9 @@ class Search:
         # Static evaluation at each ply of the current line (with [search] improving);
         # -INFINITE: in check or not known, which counts as improving.
         self.statics_by_ply = vec[i64]([-INFINITE] * STACK_PLIES)
+        # The move left out at each ply of the current line while singular
+        # extensions test whether the table's move is the only good one (0: none).
+        self.excluded = vec[i64]([0] * STACK_PLIES)
         self.lmr_table = vec[i64](list(_reduction_table(config.lmr_base, config.lmr_divisor)))
         # Lazy evaluation in the quiescence search: 0 when off.
         self.lazy = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
@@ -721,6 +733,7 @@ class Search:
         if ply > self.seldepth:
             self.seldepth = ply
         pv_node = beta - alpha > 1
+        excluded = self.excluded[ply]  # a singular extension's test: the table's move left out
         if board.halfmove >= 100 and (not in_check or self._has_legal_move(ply)):
             return 0
         if board.is_repetition():
@@ -751,7 +764,7 @@ class Search:
         tt_move: i64 = 0
         if entry != 0:
             tt_move = entry_move(entry)
-            if not pv_node and entry_depth(entry) >= depth:
+            if not pv_node and excluded == 0 and entry_depth(entry) >= depth:
                 stored = entry_score(entry)
                 score = stored - ply if stored >= TB_BOUND else stored + ply if stored <= -TB_BOUND else stored
                 bound = entry_bound(entry)
@@ -813,6 +826,25 @@ class Search:
         if p.internal_iterative_reduction and tt_move == 0 and depth >= p.iir_min_depth:
             depth -= 1
 
+        extension: i64 = 0  # for the table's move
+        if (p.singular_extensions and excluded == 0 and tt_move != 0 and depth >= p.singular_depth
+                and entry_bound(entry) != UPPER and entry_depth(entry) >= depth - p.singular_tt_depth):
+            tt_score = entry_score(entry)
+            if -TB_BOUND < tt_score < TB_BOUND:
+                # Is the table's move singular: do all the others stay below its score
+                # less a margin, searched at half the depth?
+                singular_beta = tt_score - p.singular_margin * depth
+                self.excluded[ply] = tt_move
+                score = self._search((depth - 1) // 2, ply, singular_beta - 1, singular_beta, False, in_check)
+                self.excluded[ply] = 0
+                pv[ply] = ()
+                if score < singular_beta:
+                    extension = 1
+                elif singular_beta >= beta:
+                    return singular_beta  # multi-cut: another move holds beta too
+                elif tt_score >= beta:
+                    extension = -1
+
         prune_quiets = not pv_node and not in_check
         futile = prune_quiets and p.futility and depth <= p.futility_depth and (
             static + p.futility_margin * depth <= alpha
@@ -836,6 +868,8 @@ class Search:
             code = picker.next()
             if code == 0:
                 break
+            if code == excluded:
+                continue
             tactical = picker.tactical
             skip_if_quiet = (
                 not tactical and searched > 0 and best > -MATE_BOUND and (futile or quiets_tried >= quiet_limit)
@@ -850,7 +884,7 @@ class Search:
                 continue
             self.eval.make(board)
             searched += 1
-            new_depth = depth - 1
+            new_depth = depth - 1 + extension if code == tt_move else depth - 1
             if searched == 1:
                 score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check)
             else:
@@ -885,7 +919,11 @@ class Search:
                 tried[base + quiets_tried] = code
                 quiets_tried += 1
         if searched == 0:
+            if excluded != 0:
+                return alpha  # the only legal move was left out: no verdict on the others
             return -MATE + ply if in_check else 0
+        if excluded != 0:
+            return best  # a test without the table's move: not this position's score
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
         stored = best + ply if best >= TB_BOUND else best - ply if best <= -TB_BOUND else best
         self.table.put(key, best_code, stored, depth, bound)
