@@ -382,3 +382,37 @@ def test_losing_captures_wait_with_see_ordering_only() -> None:
     plain = _pick_all(own, OrderingMemory(True, True, True), 0, 0, 0, see_ordering=False).moves
     assert ordered[-1] == take and plain[0] == take
     assert sorted(ordered) == sorted(plain)
+
+
+def _quiets(picked: Picked) -> list[int]:
+    return [code for code, tactical in zip(picked.moves, picked.tactical, strict=True) if not tactical]
+
+
+def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_move() -> None:
+    """[search] continuation_history: a cutoff by a quiet move after a given move
+    raises that pair's entry and lowers the quiet moves tried before it (within the
+    gravity bound); the picker then orders it first among the quiet moves after the
+    same move, and not after another one. Off, the table is empty and nothing moves."""
+    from blitzaco.movepick import CONTINUATION_LIMIT, CONTINUATION_SIZE, move_column, piece_square, previous_move
+
+    own = Board.from_chess(chess.Board())
+    own.make(encode_move(chess.Move.from_uci("e2e4")))  # the move before: a pawn to e4
+    previous = previous_move(own)
+    memory = OrderingMemory(True, False, True, continuation=True)
+    assert len(memory.continuation) == CONTINUATION_SIZE
+    assert len(OrderingMemory(True, False, True).continuation) == 0
+    refutation = encode_move(chess.Move.from_uci("a7a6"))  # the last quiet move in any plain order
+    tried = [encode_move(chess.Move.from_uci(uci)) for uci in ("g8f6", "b8c6")]
+    for i, code in enumerate(tried):
+        memory.tried[i] = code
+    for _ in range(40):  # far past the bound: gravity keeps every entry within it
+        memory.reward_continuation(own, 0, refutation, 9, previous, len(tried))
+    row = memory.continuation_row(own, previous)
+    assert row == piece_square(own, chess.E4) * 768
+    assert 0 < memory.continuation[row + move_column(own, refutation)] <= CONTINUATION_LIMIT
+    assert all(-CONTINUATION_LIMIT <= memory.continuation[row + move_column(own, code)] < 0 for code in tried)
+    quiets = _quiets(_pick_all(own, memory, 0, 0, previous, see_ordering=True))
+    assert quiets[0] == refutation and set(tried) <= set(quiets[-4:])
+    own_other = Board.from_chess(chess.Board())
+    own_other.make(encode_move(chess.Move.from_uci("d2d4")))  # another move before: no entry
+    assert _quiets(_pick_all(own_other, memory, 0, 0, previous_move(own_other), see_ordering=True))[0] != refutation

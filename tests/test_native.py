@@ -108,14 +108,16 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     classical.write_text("[eval.nn]\nenabled = false\n")
     assert _bench_nodes(site, 5, classical) == _bench_nodes(None, 5, classical) != _bench_nodes(site, 5)
     # The research terms, which the search asks of the static evaluation off the
-    # board: the same tree too (and not the default one).
-    research = tmp_path / "research.toml"
-    research.write_text("[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n")
-    assert _bench_nodes(site, 4, research) == _bench_nodes(None, 4, research) != _bench_nodes(site, 4)
-    # Singular extensions (a search switch, off by default; tested from depth 4 here).
-    singular = tmp_path / "singular.toml"
-    singular.write_text("[search]\nsingular_extensions = true\nsingular_depth = 4\n")
-    assert _bench_nodes(site, 5, singular) == _bench_nodes(None, 5, singular) != _bench_nodes(site, 5)
+    # board, and the search switches off by default: the same tree too (and not the
+    # default one).
+    for name, text, depth in (
+        ("research", "[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n", 4),
+        ("singular", "[search]\nsingular_extensions = true\nsingular_depth = 4\n", 5),
+        ("continuation", "[search]\ncontinuation_history = true\n", 5),
+    ):
+        switched = tmp_path / f"{name}.toml"
+        switched.write_text(text)
+        assert _bench_nodes(site, depth, switched) == _bench_nodes(None, depth, switched) != _bench_nodes(site, depth)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)

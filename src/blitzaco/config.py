@@ -422,6 +422,11 @@ class SearchConfig:
     killers: bool = _param("Try two quiet moves that caused cutoffs at the same ply early.")
     counter_moves: bool = _param("Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param("Order quiet moves by how often they caused cutoffs (history heuristic).")
+    continuation_history: bool = _param(
+        "Continuation history: order quiet moves also by how often each caused a cutoff right after the move "
+        "that led to the node (both as piece and target square), raised on a cutoff and lowered for the quiet "
+        "moves tried before it, within fixed bounds."
+    )
     root_filter: bool = _param(
         "Game-theoretic root filter after the search: the best root candidates are scored by minimax, by "
         "maximin and by mean over the opponent's best replies; candidates dominated on every measure are dropped "

@@ -421,7 +421,8 @@ class Search:
         self.spectral_on = static.per_node
         self.extras_on = static.extra_terms()
         # Ordering memory, fresh for every search (deterministic node counts).
-        self.memory = OrderingMemory(config.killers, config.counter_moves, config.history)
+        self.memory = OrderingMemory(config.killers, config.counter_moves, config.history,
+                                     config.continuation_history)
         self.move_list = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
         self.see_scratch = see_scratch()
         trails = plan.trails if plan.trails is not None and plan.trails.config.ordering else None
@@ -914,6 +915,8 @@ class Search:
                     if score >= beta:
                         if not tactical:
                             self.memory.reward(ply, us, code, depth, previous, quiets_tried)
+                            if self.memory.use_continuation:
+                                self.memory.reward_continuation(board, ply, code, depth, previous, quiets_tried)
                         break
             if not tactical:
                 tried[base + quiets_tried] = code
