@@ -416,3 +416,29 @@ def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_
     own_other = Board.from_chess(chess.Board())
     own_other.make(encode_move(chess.Move.from_uci("d2d4")))  # another move before: no entry
     assert _quiets(_pick_all(own_other, memory, 0, 0, previous_move(own_other), see_ordering=True))[0] != refutation
+
+
+def test_capture_history_orders_captures_of_one_victim_by_their_cutoffs() -> None:
+    """[search] capture_history: captures are ordered by victim first, whatever the
+    history; among captures of the same victim a cutoff's capture rises above the
+    ones tried before it (each kept within the bound), where plain MVV-LVA puts the
+    cheaper attacker first. Off, no table is allocated."""
+    from blitzaco.movepick import CAPTURE_LIMIT, CAPTURE_SIZE, capture_index
+
+    # Both the knight on c3 and the bishop on g2 take the pawn on e4; the rook on a1
+    # takes the knight on a5.
+    reference = chess.Board("4k3/8/8/n7/4p3/2N5/6B1/R3K3 w - - 0 1")
+    own = Board.from_chess(reference)
+    knight, bishop, rook = (encode_move(chess.Move.from_uci(uci)) for uci in ("c3e4", "g2e4", "a1a5"))
+    plain = OrderingMemory(True, False, True)
+    assert len(plain.captures) == 0
+    assert _pick_all(own, plain, 0, 0, 0, see_ordering=False).moves[:3] == [rook, knight, bishop]
+    memory = OrderingMemory(True, False, True, captures=True)
+    assert len(memory.captures) == CAPTURE_SIZE
+    assert _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves[:3] == [rook, knight, bishop]
+    memory.tried_captures[0] = knight
+    for _ in range(30):
+        memory.reward_captures(own, 0, bishop, 10, True, 1)  # the bishop's capture refuted, the knight's tried first
+    assert 0 < memory.captures[capture_index(own, bishop)] <= CAPTURE_LIMIT
+    assert -CAPTURE_LIMIT <= memory.captures[capture_index(own, knight)] < 0
+    assert _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves[:3] == [rook, bishop, knight]

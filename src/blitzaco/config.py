@@ -422,6 +422,11 @@ class SearchConfig:
     killers: bool = _param("Try two quiet moves that caused cutoffs at the same ply early.")
     counter_moves: bool = _param("Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param("Order quiet moves by how often they caused cutoffs (history heuristic).")
+    capture_history: bool = _param(
+        "Capture history: order captures by the victim, then by how often each (piece, target, victim) caused a "
+        "cutoff, then the cheaper attacker; a cutoff raises the capture that made it and lowers the captures "
+        "tried before it, within fixed bounds (the quiescence search keeps its own order)."
+    )
     continuation_history: bool = _param(
         "Continuation history: order quiet moves also by how often each caused a cutoff right after the move "
         "that led to the node (both as piece and target square), raised on a cutoff and lowered for the quiet "

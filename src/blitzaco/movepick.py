@@ -80,6 +80,13 @@ HISTORY_SIZE: Final = 2 * FROM_TO
 PIECE_SQUARES: Final = 12 * 64
 CONTINUATION_SIZE: Final = PIECE_SQUARES * PIECE_SQUARES
 CONTINUATION_LIMIT: Final = 1 << 14
+#: Capture history: ``captures[(piece * 64 + target) * 8 + captured type]`` (0 for a
+#: promotion without capture), within +-CAPTURE_LIMIT by the gravity update.
+CAPTURE_SIZE: Final = 12 * 64 * 8
+CAPTURE_LIMIT: Final = 1024
+#: A capture's sort key with capture history: the victim first (steps of
+#: VICTIM_STEP), then 8 x its history, then the cheaper attacker.
+VICTIM_STEP: Final = 32768
 #: Added to a quiet move's history (at most HISTORY_LIMIT in size) to make its sort
 #: key positive.
 QUIET_OFFSET: Final[i64] = 1 << 30
@@ -227,6 +234,31 @@ def score_captures(board: Board, out: vec[i64], start: i64, end: i64) -> None:
         out[i] = move | ((victim + (move >> 12)) * 8 - attacker + 64) << KEY_SHIFT
 
 
+def capture_index(board: Board, code: i64) -> i64:
+    """Capture (or promotion) *code* of *board* as a capture-history index."""
+    squares = board.squares
+    piece = squares[SQ120[code & 63]]
+    to = code >> 6 & 63
+    captured = squares[SQ120[to]] & 7
+    if captured == 0 and piece & 7 == PAWN and code >> 12 == 0 and to == board.ep:
+        captured = PAWN  # en passant
+    return (((piece & 7) - 1 + 6 * (piece >> 3)) * 64 + to) * 8 + captured
+
+
+def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64, history: vec[i64]) -> None:
+    """:func:`score_captures` with capture history: by victim (a promotion counts as
+    capturing its piece), then by the history of (piece, target, victim), then the
+    cheaper attacker."""
+    squares = board.squares
+    for i in range(start, end):
+        move = out[i] & 0xFFFF
+        index = capture_index(board, move)
+        victim = index & 7
+        attacker = squares[SQ120[move & 63]] & 7
+        key = (victim + (move >> 12)) * VICTIM_STEP + history[index] * 8 + (8 - attacker) + VICTIM_STEP // 2
+        out[i] = move | key << KEY_SHIFT
+
+
 def pick(out: vec[i64], index: i64, end: i64) -> i64:
     """Bring the highest key among ``out[index:end]`` to *index*; return its move."""
     best = index
@@ -254,22 +286,29 @@ class OrderingMemory:
     counters: vec[i64]
     history: vec[i64]
     continuation: vec[i64]
+    captures: vec[i64]
     tried: vec[i64]
+    tried_captures: vec[i64]
     use_killers: bool
     use_counters: bool
     use_history: bool
     use_continuation: bool
+    use_captures: bool
 
-    def __init__(self, killers: bool, counters: bool, history: bool, continuation: bool = False) -> None:
+    def __init__(self, killers: bool, counters: bool, history: bool, continuation: bool = False,
+                 captures: bool = False) -> None:
         self.killers = vec[i64]([0] * (2 * STACK_PLIES))
         self.counters = vec[i64]([0] * FROM_TO)
         self.history = vec[i64]([0] * HISTORY_SIZE)
         self.continuation = vec[i64]([0] * (CONTINUATION_SIZE if continuation else 0))  # 4.7 MB: only when on
+        self.captures = vec[i64]([0] * (CAPTURE_SIZE if captures else 0))
         self.tried = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
+        self.tried_captures = vec[i64]([0] * (MAX_MOVES * STACK_PLIES if captures else 0))
         self.use_killers = killers
         self.use_counters = counters
         self.use_history = history
         self.use_continuation = continuation
+        self.use_captures = captures
 
     def killer(self, ply: i64, which: i64) -> i64:
         """Killer *which* (0 or 1) of *ply*, or 0."""
@@ -301,6 +340,22 @@ class OrderingMemory:
         for i in range(base, base + tried):
             index = row + move_column(board, self.tried[i])
             table[index] -= bonus + table[index] * bonus // CONTINUATION_LIMIT
+
+    def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
+        """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's
+        history rises (*tactical*), and the *tried* captures searched before it fall
+        whatever the move, each by min(8 depth^2, CAPTURE_LIMIT) with gravity."""
+        bonus = 8 * depth * depth
+        if bonus > CAPTURE_LIMIT:
+            bonus = CAPTURE_LIMIT
+        table = self.captures
+        if tactical:
+            index = capture_index(board, code)
+            table[index] += bonus - table[index] * bonus // CAPTURE_LIMIT
+        base = ply * MAX_MOVES
+        for i in range(base, base + tried):
+            index = capture_index(board, self.tried_captures[i])
+            table[index] -= bonus + table[index] * bonus // CAPTURE_LIMIT
 
     def counter(self, previous: i64) -> i64:
         """The counter-move to *previous* (0: a null move or none), or 0."""
@@ -414,7 +469,10 @@ class MovePicker:
             if stage == _TT:
                 self.stage = _CAPTURES
                 self.end = board.gen_noisy(out, self.base)
-                score_captures(board, out, self.base, self.end)
+                if self.memory.use_captures:
+                    score_captures_by_history(board, out, self.base, self.end, self.memory.captures)
+                else:
+                    score_captures(board, out, self.base, self.end)
                 self.index = self.base
                 tt_move = self.tt_move
                 if tt_move == 0 or not board.is_pseudo_legal(tt_move):

@@ -422,7 +422,7 @@ class Search:
         self.extras_on = static.extra_terms()
         # Ordering memory, fresh for every search (deterministic node counts).
         self.memory = OrderingMemory(config.killers, config.counter_moves, config.history,
-                                     config.continuation_history)
+                                     config.continuation_history, config.capture_history)
         self.move_list = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
         self.see_scratch = see_scratch()
         trails = plan.trails if plan.trails is not None and plan.trails.config.ordering else None
@@ -863,7 +863,9 @@ class Search:
         best_code: i64 = 0
         searched: i64 = 0
         quiets_tried: i64 = 0
-        tried = self.memory.tried
+        captures_tried: i64 = 0
+        memory = self.memory
+        tried = memory.tried
         base = ply * MAX_MOVES
         while True:
             code = picker.next()
@@ -914,13 +916,18 @@ class Search:
                     pv[ply] = (int(code),) + pv[ply + 1]
                     if score >= beta:
                         if not tactical:
-                            self.memory.reward(ply, us, code, depth, previous, quiets_tried)
-                            if self.memory.use_continuation:
-                                self.memory.reward_continuation(board, ply, code, depth, previous, quiets_tried)
+                            memory.reward(ply, us, code, depth, previous, quiets_tried)
+                            if memory.use_continuation:
+                                memory.reward_continuation(board, ply, code, depth, previous, quiets_tried)
+                        if memory.use_captures:
+                            memory.reward_captures(board, ply, code, depth, tactical, captures_tried)
                         break
             if not tactical:
                 tried[base + quiets_tried] = code
                 quiets_tried += 1
+            elif memory.use_captures:
+                memory.tried_captures[base + captures_tried] = code
+                captures_tried += 1
         if searched == 0:
             if excluded != 0:
                 return alpha  # the only legal move was left out: no verdict on the others
