@@ -442,3 +442,25 @@ def test_capture_history_orders_captures_of_one_victim_by_their_cutoffs() -> Non
     assert 0 < memory.captures[capture_index(own, bishop)] <= CAPTURE_LIMIT
     assert -CAPTURE_LIMIT <= memory.captures[capture_index(own, knight)] < 0
     assert _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves[:3] == [rook, bishop, knight]
+
+
+def test_see_of_a_quiet_move_counts_what_it_leaves_en_prise() -> None:
+    """see_ge_quiet (SEE pruning's test of a quiet move): a knight moved where a pawn
+    takes it loses 320; defended by a pawn against a pawn it still loses the knight
+    for a pawn; moved to a square nobody attacks it loses nothing. see_ge counts a
+    quiet move as 0 whatever it risks, and both agree on captures."""
+    from blitzaco.movepick import see_ge_quiet
+
+    board = Board.from_chess(chess.Board("4k3/8/3p4/8/8/2N5/8/4K3 w - - 0 1"))
+    scratch = see_scratch()
+    hanging = encode_move(chess.Move.from_uci("c3e5"))  # the pawn on d6 takes it
+    safe = encode_move(chess.Move.from_uci("c3a4"))
+    assert see_ge_quiet(board, hanging, -320, scratch) and not see_ge_quiet(board, hanging, -319, scratch)
+    assert see_ge(board, hanging, 0, scratch)  # see_ge: a quiet move is worth 0
+    assert see_ge_quiet(board, safe, 0, scratch) and not see_ge_quiet(board, safe, 1, scratch)
+    defended = Board.from_chess(chess.Board("4k3/8/3p4/8/5P2/2N5/8/4K3 w - - 0 1"))  # f4 guards e5
+    assert see_ge_quiet(defended, hanging, -220, scratch) and not see_ge_quiet(defended, hanging, -219, scratch)
+    capture = Board.from_chess(chess.Board("4k3/8/3p4/4p3/8/2N5/8/4K3 w - - 0 1"))
+    takes = encode_move(chess.Move.from_uci("c3e5"))  # knight takes a pawn the other pawn defends
+    for threshold in (-220, -219, 0):
+        assert see_ge_quiet(capture, takes, threshold, scratch) == see_ge(capture, takes, threshold, scratch)

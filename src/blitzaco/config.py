@@ -405,6 +405,14 @@ class SearchConfig:
     singular_margin: int = _param(
         "How far below the table's score, per ply of depth, the other moves must stay (centipawns).", lo=0, hi=1000
     )
+    see_pruning: bool = _param(
+        "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
+        "loses more than see_capture_margin per ply (a capture) or see_quiet_margin per ply squared (a quiet "
+        "move) by static exchange, unless it gives check."
+    )
+    see_pruning_depth: int = _param("Largest depth where SEE pruning applies (plies).", lo=0, hi=100)
+    see_quiet_margin: int = _param("A quiet move's allowed exchange loss per ply squared (centipawns).", lo=0, hi=10000)
+    see_capture_margin: int = _param("A capture's allowed exchange loss per ply (centipawns).", lo=0, hi=10000)
     see_ordering: bool = _param(
         "Order captures that lose material (by static exchange evaluation) after the quiet moves."
     )

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
     from blitzaco.pheromone import Trails
 
 __all__ = [
-    "SEE_VALUE", "PRIOR_SCALE", "HISTORY_LIMIT", "KEY_SHIFT", "MovePicker", "OrderingMemory", "see_ge", "see_scratch",
+    "SEE_VALUE", "PRIOR_SCALE", "HISTORY_LIMIT", "KEY_SHIFT", "MovePicker", "OrderingMemory", "see_ge", "see_ge_quiet",
+    "see_scratch",
     "is_tactical", "score_captures", "pick",
 ]
 
@@ -152,17 +153,39 @@ def see_ge(board: Board, move: i64, threshold: i64, removed: vec[i64]) -> bool:
     """Whether the exchange *move* starts on its target square wins at least
     *threshold* centipawns: the least valuable recapture first, x-rays seen, pins
     ignored; castling and promotions count as 0 (≥ threshold when it is ≤ 0), en
-    passant as a pawn. *removed*: a zeroed 120-entry scratch array, left zeroed."""
+    passant as a pawn, a quiet move as 0 (see :func:`see_ge_quiet` for what it risks).
+    *removed*: a zeroed 120-entry scratch array, left zeroed."""
     frm = SQ120[move & 63]
     to = SQ120[move >> 6 & 63]
     if move >> 12 != 0 or board.is_castle(move):
         return threshold <= 0
     squares = board.squares
-    victim = squares[to] & 7
     if squares[to] == EMPTY:
         en_passant = squares[frm] & 7 == PAWN and (move >> 6 & 63) == board.ep
         return threshold <= (SEE_VALUE[PAWN] if en_passant else 0)
-    swap = SEE_VALUE[victim] - threshold
+    return _exchange_ge(board, frm, to, SEE_VALUE[squares[to] & 7], threshold, removed)
+
+
+def see_ge_quiet(board: Board, move: i64, threshold: i64, removed: vec[i64]) -> bool:
+    """:func:`see_ge` for a quiet move too: whether the exchange on its target square,
+    the moved piece taken there first, leaves at least *threshold* (a knight moved
+    where a pawn takes it: -320). Captures as :func:`see_ge`."""
+    frm = SQ120[move & 63]
+    to = SQ120[move >> 6 & 63]
+    if move >> 12 != 0 or board.is_castle(move):
+        return threshold <= 0
+    squares = board.squares
+    gain = SEE_VALUE[squares[to] & 7]
+    if squares[to] == EMPTY and squares[frm] & 7 == PAWN and (move >> 6 & 63) == board.ep:
+        gain = SEE_VALUE[PAWN]
+    return _exchange_ge(board, frm, to, gain, threshold, removed)
+
+
+def _exchange_ge(board: Board, frm: i64, to: i64, gain: i64, threshold: i64, removed: vec[i64]) -> bool:
+    """The exchange on mailbox square *to* after the piece on *frm* moved there
+    winning *gain*: whether the side to move keeps at least *threshold*."""
+    squares = board.squares
+    swap = gain - threshold
     if swap < 0:
         return False
     swap = SEE_VALUE[squares[frm] & 7] - swap

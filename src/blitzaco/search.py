@@ -70,6 +70,8 @@ from blitzaco.movepick import (
     previous_move,
     safe_capture,
     score_captures,
+    see_ge,
+    see_ge_quiet,
     see_scratch,
 )
 from blitzaco.moves import decode_move, encode_move
@@ -248,6 +250,10 @@ class SearchParams:
     singular_depth: i64
     singular_tt_depth: i64
     singular_margin: i64
+    see_pruning: bool
+    see_pruning_depth: i64
+    see_quiet_margin: i64
+    see_capture_margin: i64
     futility: bool
     futility_depth: i64
     futility_margin: i64
@@ -284,6 +290,10 @@ class SearchParams:
         self.singular_depth = config.singular_depth
         self.singular_tt_depth = config.singular_tt_depth
         self.singular_margin = config.singular_margin
+        self.see_pruning = config.see_pruning
+        self.see_pruning_depth = config.see_pruning_depth
+        self.see_quiet_margin = config.see_quiet_margin
+        self.see_capture_margin = config.see_capture_margin
         self.futility = config.futility
         self.futility_depth = config.futility_depth
         self.futility_margin = config.futility_margin
@@ -847,6 +857,7 @@ class Search:
                     extension = -1
 
         prune_quiets = not pv_node and not in_check
+        see_prune = prune_quiets and p.see_pruning and depth <= p.see_pruning_depth
         futile = prune_quiets and p.futility and depth <= p.futility_depth and (
             static + p.futility_margin * depth <= alpha
         )
@@ -874,15 +885,22 @@ class Search:
             if code == excluded:
                 continue
             tactical = picker.tactical
-            skip_if_quiet = (
+            prunable = (
                 not tactical and searched > 0 and best > -MATE_BOUND and (futile or quiets_tried >= quiet_limit)
             )
+            if see_prune and not prunable and searched > 0 and best > -MATE_BOUND:
+                # SEE pruning: at shallow depth, a move that loses more than a margin
+                # by static exchange is skipped unless it gives check.
+                if tactical:
+                    prunable = not see_ge(board, code, -p.see_capture_margin * depth, self.see_scratch)
+                else:
+                    prunable = not see_ge_quiet(board, code, -p.see_quiet_margin * depth * depth, self.see_scratch)
             board.make(code)
             if not board.was_legal():
                 board.unmake()
                 continue
             gives_check = board.in_check()
-            if skip_if_quiet and not gives_check:
+            if prunable and not gives_check:
                 board.unmake()
                 continue
             self.eval.make(board)
