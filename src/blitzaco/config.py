@@ -389,6 +389,11 @@ class SearchConfig:
     lmr_min_moves: int = _param("Moves searched at full depth before reductions start (moves).", lo=1, hi=1000)
     lmr_base: float = _param("Constant part of the reduction (plies).", lo=-10.0, hi=10.0)
     lmr_divisor: float = _param("Divisor of the logarithmic part of the reduction.", lo=0.1, hi=100.0)
+    lmr_history: bool = _param(
+        "History in the reductions: a quiet move's reduction falls by its history divided by lmr_history_divisor "
+        "(a move that often refuted others is reduced less, one that failed more)."
+    )
+    lmr_history_divisor: int = _param("History per ply of reduction (history units).", lo=1, hi=1 << 30)
     internal_iterative_reduction: bool = _param("Search one ply shallower where the table has no move to try first.")
     iir_min_depth: int = _param("Smallest depth where internal iterative reduction applies (plies).", lo=1, hi=100)
     singular_extensions: bool = _param(

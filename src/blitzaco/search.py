@@ -250,6 +250,8 @@ class SearchParams:
     singular_depth: i64
     singular_tt_depth: i64
     singular_margin: i64
+    lmr_history: bool
+    lmr_history_divisor: i64
     see_pruning: bool
     see_pruning_depth: i64
     see_quiet_margin: i64
@@ -290,6 +292,8 @@ class SearchParams:
         self.singular_depth = config.singular_depth
         self.singular_tt_depth = config.singular_tt_depth
         self.singular_margin = config.singular_margin
+        self.lmr_history = config.lmr_history
+        self.lmr_history_divisor = config.lmr_history_divisor
         self.see_pruning = config.see_pruning
         self.see_pruning_depth = config.see_pruning_depth
         self.see_quiet_margin = config.see_quiet_margin
@@ -916,6 +920,9 @@ class Search:
                         reduction -= 1
                     if picker.is_special(code):
                         reduction -= 1
+                    if p.lmr_history:
+                        # A move with a good history is reduced less, a bad one more.
+                        reduction -= memory.history[us << 12 | (code & 4095)] // p.lmr_history_divisor
                     if reduction > new_depth - 1:
                         reduction = new_depth - 1
                     if reduction < 0:
