@@ -111,8 +111,9 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
-    continuation and capture history, SEE pruning, history in the reductions: switched from their default, they change the tree (a
-    different node count at the same depth) and the mates are still found. Lazy evaluation stands in for the
+    continuation and capture history, SEE pruning, history in the reductions:
+    switched from their default, they change the tree (a different node count at the
+    same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""
     board = chess.Board(ITALIAN)
     base: dict = {"eval": {"nn": {"enabled": False}}} if switch == "lazy_eval" else {}
