@@ -117,6 +117,7 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         ("captures", "[search]\ncapture_history = true\n", 5),
         ("see", "[search]\nsee_pruning = true\n", 5),
         ("lmr_history", "[search]\nlmr_history = true\n", 5),
+        ("probcut", "[search]\nprobcut = true\nprobcut_depth = 4\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
         switched.write_text(text)

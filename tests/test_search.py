@@ -107,11 +107,11 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
 @pytest.mark.parametrize(
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
-     "lmr_history"],
+     "lmr_history", "probcut"],
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
-    continuation and capture history, SEE pruning, history in the reductions:
+    continuation and capture history, SEE pruning, history in the reductions, ProbCut:
     switched from their default, they change the tree (a different node count at the
     same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""

@@ -410,6 +410,13 @@ class SearchConfig:
     singular_margin: int = _param(
         "How far below the table's score, per ply of depth, the other moves must stay (centipawns).", lo=0, hi=1000
     )
+    probcut: bool = _param(
+        "ProbCut: at non-PV nodes from probcut_depth, a capture whose static exchange reaches beta + probcut_margin "
+        "over the static evaluation, and that holds that bound in a quiescence search and then a search 4 plies "
+        "shallower, makes the node fail high (unless the table already says it will not)."
+    )
+    probcut_depth: int = _param("Smallest depth where ProbCut applies (plies).", lo=4, hi=100)
+    probcut_margin: int = _param("How far above beta the captures must hold (centipawns).", lo=0, hi=10000)
     see_pruning: bool = _param(
         "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
         "loses more than see_capture_margin per ply (a capture) or see_quiet_margin per ply squared (a quiet "

@@ -252,6 +252,9 @@ class SearchParams:
     singular_margin: i64
     lmr_history: bool
     lmr_history_divisor: i64
+    probcut: bool
+    probcut_depth: i64
+    probcut_margin: i64
     see_pruning: bool
     see_pruning_depth: i64
     see_quiet_margin: i64
@@ -294,6 +297,9 @@ class SearchParams:
         self.singular_margin = config.singular_margin
         self.lmr_history = config.lmr_history
         self.lmr_history_divisor = config.lmr_history_divisor
+        self.probcut = config.probcut
+        self.probcut_depth = config.probcut_depth
+        self.probcut_margin = config.probcut_margin
         self.see_pruning = config.see_pruning
         self.see_pruning_depth = config.see_pruning_depth
         self.see_quiet_margin = config.see_quiet_margin
@@ -838,6 +844,14 @@ class Search:
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
 
+        if (p.probcut and not pv_node and not in_check and excluded == 0 and depth >= p.probcut_depth
+                and -MATE_BOUND < beta < MATE_BOUND):
+            probcut_beta = beta + p.probcut_margin
+            if not (entry != 0 and entry_depth(entry) >= depth - 3 and entry_score(entry) < probcut_beta):
+                probed = self._probcut(depth, ply, probcut_beta, static, tt_move)
+                if probed >= probcut_beta:
+                    return probed
+
         if p.internal_iterative_reduction and tt_move == 0 and depth >= p.iir_min_depth:
             depth -= 1
 
@@ -963,6 +977,37 @@ class Search:
         stored = best + ply if best >= TB_BOUND else best - ply if best <= -TB_BOUND else best
         self.table.put(key, best_code, stored, depth, bound)
         return best
+
+    def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64) -> i64:
+        """ProbCut: a capture whose static exchange already reaches *probcut_beta*
+        over the static evaluation, and that holds it in a quiescence search and then
+        a search 4 plies shallower, makes this node fail high (its score, stored as a
+        lower bound 3 plies shallower); else -INFINITE."""
+        board = self.board
+        picker = self.pickers[ply]
+        picker.start(tt_move, previous_move(board))
+        while True:
+            code = picker.next()
+            if code == 0 or not picker.tactical:
+                if code == tt_move and code != 0:
+                    continue  # a quiet table move comes first: the captures follow
+                return -INFINITE
+            if not see_ge(board, code, probcut_beta - static, self.see_scratch):
+                continue
+            board.make(code)
+            if not board.was_legal():
+                board.unmake()
+                continue
+            gives_check = board.in_check()
+            self.eval.make(board)
+            score = -self._qsearch(ply + 1, -probcut_beta, -probcut_beta + 1, gives_check)
+            if score >= probcut_beta:
+                score = -self._search(depth - 4, ply + 1, -probcut_beta, -probcut_beta + 1, True, gives_check)
+            self._unmake()
+            if score >= probcut_beta:
+                stored = score + ply if score >= TB_BOUND else score - ply if score <= -TB_BOUND else score
+                self.table.put(board.key, code, stored, depth - 3, LOWER)
+                return score
 
     def _qsearch(self, ply: i64, alpha: i64, beta: i64, in_check: bool) -> i64:
         """Captures and queen promotions until the position is quiet; all evasions
