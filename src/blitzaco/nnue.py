@@ -36,7 +36,8 @@ The file format (version 1, or 2 for a net with output buckets), little-endian:
 
 Version 1 holds both kinds of net: a residual one (flag bit 0 set, added to the
 classical evaluation, ``assets/nn.bin``) and a replacing one (flag clear, the whole
-evaluation, ``assets/net.bin``: 768x2->128x2->1). A net trained by ``train-net`` since
+evaluation: the shipped net until 2026-11-27, 768x2->128x2->1; the shipped
+``assets/net.bin`` since, 768x2->128x2->8, is version 2). A net trained by ``train-net`` since
 the training record exists carries that record as its metadata (every label run and
 training run it has seen; :mod:`blitzaco.tools.tune.record` documents it); the engine
 only reads its ``positions`` key, for :meth:`Network.describe`.
