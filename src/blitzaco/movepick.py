@@ -265,7 +265,7 @@ def capture_index(board: Board, code: i64) -> i64:
     captured = squares[SQ120[to]] & 7
     if captured == 0 and piece & 7 == PAWN and code >> 12 == 0 and to == board.ep:
         captured = PAWN  # en passant
-    return (((piece & 7) - 1 + 6 * (piece >> 3)) * 64 + to) * 8 + captured
+    return (_piece_index(piece) * 64 + to) * 8 + captured
 
 
 def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64, history: vec[i64]) -> None:
@@ -353,32 +353,24 @@ class OrderingMemory:
         row = self.continuation_row(board, previous)
         if row < 0:
             return
-        bonus = 32 * depth * depth
-        if bonus > CONTINUATION_LIMIT:
-            bonus = CONTINUATION_LIMIT
+        bonus = min(32 * depth * depth, CONTINUATION_LIMIT)
         table = self.continuation
-        index = row + move_column(board, code)
-        table[index] += bonus - table[index] * bonus // CONTINUATION_LIMIT
+        _gravity(table, row + move_column(board, code), bonus, CONTINUATION_LIMIT)
         base = ply * MAX_MOVES
         for i in range(base, base + tried):
-            index = row + move_column(board, self.tried[i])
-            table[index] -= bonus + table[index] * bonus // CONTINUATION_LIMIT
+            _gravity(table, row + move_column(board, self.tried[i]), -bonus, CONTINUATION_LIMIT)
 
     def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
         """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's
         history rises (*tactical*), and the *tried* captures searched before it fall
         whatever the move, each by min(8 depth^2, CAPTURE_LIMIT) with gravity."""
-        bonus = 8 * depth * depth
-        if bonus > CAPTURE_LIMIT:
-            bonus = CAPTURE_LIMIT
+        bonus = min(8 * depth * depth, CAPTURE_LIMIT)
         table = self.captures
         if tactical:
-            index = capture_index(board, code)
-            table[index] += bonus - table[index] * bonus // CAPTURE_LIMIT
+            _gravity(table, capture_index(board, code), bonus, CAPTURE_LIMIT)
         base = ply * MAX_MOVES
         for i in range(base, base + tried):
-            index = capture_index(board, self.tried_captures[i])
-            table[index] -= bonus + table[index] * bonus // CAPTURE_LIMIT
+            _gravity(table, capture_index(board, self.tried_captures[i]), -bonus, CAPTURE_LIMIT)
 
     def counter(self, previous: i64) -> i64:
         """The counter-move to *previous* (0: a null move or none), or 0."""
@@ -601,20 +593,32 @@ class MovePicker:
         self.late_start = late_start
 
 
+def _piece_index(piece: i64) -> i64:
+    """A piece code as 0-11, White's pieces first (the history tables' piece index)."""
+    return (piece & 7) - 1 + 6 * (piece >> 3)
+
+
+def _gravity(table: vec[i64], index: i64, bonus: i64, limit: i64) -> None:
+    """Move ``table[index]`` by *bonus* (a malus when negative), less the nearer it
+    already is to the bound on that side: the entry stays within +-*limit* when
+    ``|bonus| <= limit``."""
+    magnitude = bonus if bonus >= 0 else -bonus
+    table[index] += bonus - table[index] * magnitude // limit
+
+
 def piece_square(board: Board, square: i64) -> i64:
     """The piece on *square* and the square, as a continuation-history index (piece
     0-11, White's first, times 64 plus the square), or -1 for an empty square."""
     piece = board.squares[SQ120[square]]
     if piece == EMPTY:
         return -1
-    return ((piece & 7) - 1 + 6 * (piece >> 3)) * 64 + square
+    return _piece_index(piece) * 64 + square
 
 
 def move_column(board: Board, code: i64) -> i64:
     """Quiet move *code* of *board* as a continuation-history index: the moving
     piece (on its from-square) and its target square."""
-    piece = board.squares[SQ120[code & 63]]
-    return ((piece & 7) - 1 + 6 * (piece >> 3)) * 64 + (code >> 6 & 63)
+    return _piece_index(board.squares[SQ120[code & 63]]) * 64 + (code >> 6 & 63)
 
 
 def previous_move(board: Board) -> i64:

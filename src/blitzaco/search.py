@@ -361,6 +361,12 @@ class _RootMove:
 
 
 @functools.lru_cache(maxsize=4)
+def _table_score(score: i64, ply: i64) -> i64:
+    """*score*, found *ply* plies from the root, as the table keeps it: a mate or
+    tablebase score counted from the node, not the root."""
+    return score + ply if score >= TB_BOUND else score - ply if score <= -TB_BOUND else score
+
+
 def _reduction_table(base: float, divisor: float) -> tuple[int, ...]:
     """Late-move reductions by depth and move number, ``table[depth * 64 + number]``:
     base + ln(d) ln(m) / divisor, at least 0. Cached (every search of a game uses the
@@ -844,11 +850,12 @@ class Search:
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
 
+        previous = previous_move(board)
         if (p.probcut and not pv_node and not in_check and excluded == 0 and depth >= p.probcut_depth
                 and -MATE_BOUND < beta < MATE_BOUND):
             probcut_beta = beta + p.probcut_margin
             if not (entry != 0 and entry_depth(entry) >= depth - 3 and entry_score(entry) < probcut_beta):
-                probed = self._probcut(depth, ply, probcut_beta, static, tt_move)
+                probed = self._probcut(depth, ply, probcut_beta, static, tt_move, previous)
                 if probed >= probcut_beta:
                     return probed
 
@@ -882,7 +889,6 @@ class Search:
         quiet_limit: i64 = NO_LIMIT
         if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
             quiet_limit = p.late_move_pruning_base + depth * depth
-        previous = previous_move(board)
         picker = self.pickers[ply]
         picker.start(tt_move, previous)
         lmr = p.late_move_reductions and depth >= p.lmr_min_depth
@@ -974,18 +980,17 @@ class Search:
         if excluded != 0:
             return best  # a test without the table's move: not this position's score
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        stored = best + ply if best >= TB_BOUND else best - ply if best <= -TB_BOUND else best
-        self.table.put(key, best_code, stored, depth, bound)
+        self.table.put(key, best_code, _table_score(best, ply), depth, bound)
         return best
 
-    def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64) -> i64:
+    def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64, previous: i64) -> i64:
         """ProbCut: a capture whose static exchange already reaches *probcut_beta*
         over the static evaluation, and that holds it in a quiescence search and then
         a search 4 plies shallower, makes this node fail high (its score, stored as a
         lower bound 3 plies shallower); else -INFINITE."""
         board = self.board
         picker = self.pickers[ply]
-        picker.start(tt_move, previous_move(board))
+        picker.start(tt_move, previous)
         while True:
             code = picker.next()
             if code == 0 or not picker.tactical:
@@ -1005,8 +1010,7 @@ class Search:
                 score = -self._search(depth - 4, ply + 1, -probcut_beta, -probcut_beta + 1, True, gives_check)
             self._unmake()
             if score >= probcut_beta:
-                stored = score + ply if score >= TB_BOUND else score - ply if score <= -TB_BOUND else score
-                self.table.put(board.key, code, stored, depth - 3, LOWER)
+                self.table.put(board.key, code, _table_score(score, ply), depth - 3, LOWER)
                 return score
 
     def _qsearch(self, ply: i64, alpha: i64, beta: i64, in_check: bool) -> i64:
