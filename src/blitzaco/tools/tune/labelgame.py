@@ -27,7 +27,7 @@ from typing import Any
 import chess
 
 from blitzaco.board import BLACK, EMPTY, NO_SQUARE, WHITE, Board, legal_codes
-from blitzaco.movepick import see_ge, see_scratch
+from blitzaco.movepick import is_tactical, see_ge, see_scratch
 from blitzaco.tools.tune.labelfile import NO_RESULT, encode
 from blitzaco.tools.tune.sources import is_quiet
 
@@ -166,14 +166,6 @@ class NativeGame:
         self.board.unmake()
         self._legal = None
 
-    def is_capture(self, move: int) -> bool:
-        """A capture, en passant included (castling king-takes-rook is not)."""
-        board = self.board
-        target = board.piece_at(move >> 6 & 63)
-        if target != EMPTY:
-            return not board.is_castle(move)
-        return board.piece_at(move & 63) & 7 == chess.PAWN and (move >> 6 & 63) == board.ep
-
     def quiet(self) -> bool:
         """:func:`~blitzaco.tools.tune.sources.is_quiet` on this board: not in check,
         no legal promotion, no legal capture winning material by static exchange."""
@@ -183,12 +175,12 @@ class NativeGame:
         for move in self.legal():
             if move >> 12:
                 return False
-            if self.is_capture(move) and see_ge(board, move, 1, self._scratch):
+            if is_tactical(board, move) and see_ge(board, move, 1, self._scratch):  # a capture, here
                 return False
         return True
 
     def quiet_move(self, move: int) -> bool:
-        return not (move >> 12 or self.is_capture(move))
+        return not is_tactical(self.board, move)  # neither a capture (en passant too) nor a promotion
 
     def _repeated_thrice(self) -> bool:
         board = self.board
