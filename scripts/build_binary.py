@@ -16,6 +16,7 @@ is pure Python and so is the binary (a warning says so); ``--pure`` asks for tha
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import os
 import shutil
@@ -34,6 +35,14 @@ EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
 #: What a build needs of the checkout: these files and folders.
 BUILD_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "config.toml")
 BUILD_FOLDERS = ("src", "assets")
+
+
+def native_sources(root: Path = ROOT) -> list[str]:
+    """The modules setup.py compiles (its NATIVE list, read from the file itself)."""
+    tree = ast.parse((root / "setup.py").read_text())
+    return next([element.value for element in node.value.elts]  # type: ignore[attr-defined]
+                for node in tree.body
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE")
 
 
 def copy_checkout(dest: Path, root: Path = ROOT) -> Path:

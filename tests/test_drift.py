@@ -4,29 +4,15 @@ the player), the losses' shares by size and by move number, the turning moves, a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import chess
 import pytest
+from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _drift() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("drift", ROOT / "scripts" / "drift.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-drift = _drift()
+drift = load_script("scripts/drift.py")
 W, B = chess.WHITE, chess.BLACK
 
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import chess
 import pytest
+from script_loader import load_script
 from uci_driver import DATA
 
 from blitzaco.board import Board
@@ -50,12 +49,7 @@ class Row:
 def _maker() -> ModuleType:
     """tests/data/make_eval_scores.py, the script that wrote the file (its seeded
     perturbation is the ``perturbed`` column's)."""
-    path = Path(DATA / "make_eval_scores.py")
-    spec = importlib.util.spec_from_file_location("make_eval_scores", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(DATA / "make_eval_scores.py")
 
 
 def _rows() -> list[Row]:

@@ -3,7 +3,6 @@ the positions-kept study run end to end on a small file."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from pathlib import Path
@@ -11,18 +10,13 @@ from types import ModuleType
 
 import chess
 import pytest
+from script_loader import load_script
 
 from blitzaco.tools.tune import labels
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("label_study", ROOT / "scripts" / "label_study.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/label_study.py")
 
 
 def _write_games(path: Path, games: int, seed: int) -> list[int]:

@@ -9,8 +9,6 @@ minute of CPU; deselect with ``-m 'not native'`` when iterating on something els
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import os
 import re
 import shutil
@@ -23,17 +21,15 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.native
 
+BUILD = load_script("scripts/build_binary.py")
 #: setup.py's list, read from the file itself so that the test follows it.
-NATIVE = next(
-    [element.value for element in node.value.elts]  # type: ignore[attr-defined]
-    for node in ast.parse((ROOT / "setup.py").read_text()).body
-    if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE"
-)
+NATIVE = BUILD.native_sources()
 EXTENSION = sysconfig.get_config_var("EXT_SUFFIX")
 #: The evaluations' recorded scores (tests/data/make_eval_scores.py).
 SCORES = ROOT / "tests" / "data" / "eval_scores.csv"
@@ -42,11 +38,7 @@ SCORES = ROOT / "tests" / "data" / "eval_scores.csv"
 def _build(tmp_path: Path, env: dict[str, str]) -> tuple[Path, str]:
     """The wheel built from this checkout and unpacked (scripts/build_binary.py does
     the same for the binary): (the folder to put on PYTHONPATH, the build's output)."""
-    spec = importlib.util.spec_from_file_location("build_binary", ROOT / "scripts" / "build_binary.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script.build_wheel(tmp_path / "build", env)
+    return BUILD.build_wheel(tmp_path / "build", env)  # type: ignore[no-any-return]
 
 
 def _run(site: Path | None, *args: str) -> str:
@@ -196,18 +188,10 @@ def _handshake(site: Path) -> str:
 # ------------------------------------------------------------- the defaults file
 
 
-def _build_script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("build_binary", ROOT / "scripts" / "build_binary.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
 def _checkout_with_other_defaults(tmp_path: Path) -> tuple[Path, str]:
     """A copy of the checkout whose top-level config.toml says aspiration_window = 41
     (40 here): a build or an install that reads any other copy shows 40."""
-    checkout = _build_script().copy_checkout(tmp_path / "checkout")
+    checkout = BUILD.copy_checkout(tmp_path / "checkout")
     text = (checkout / "config.toml").read_text()
     assert "\naspiration_window = 40\n" in text
     text = text.replace("\naspiration_window = 40\n", "\naspiration_window = 41\n")
@@ -221,7 +205,7 @@ def test_the_wheel_carries_the_top_level_config_toml(tmp_path: Path) -> None:
     engine reads exactly its values."""
     checkout, text = _checkout_with_other_defaults(tmp_path)
     assert not (checkout / "src" / "blitzaco" / "config.toml").exists()  # no second copy kept by hand
-    site, _ = _build_script().build_wheel(tmp_path / "build", {"BLITZACO_PURE": "1"}, root=checkout)
+    site, _ = BUILD.build_wheel(tmp_path / "build", {"BLITZACO_PURE": "1"}, root=checkout)
     assert (site / "blitzaco" / "config.toml").read_text() == text
     assert _run(site, "-m", "blitzaco", "config") == text
     code = "from blitzaco.config import defaults_path; print(defaults_path())"

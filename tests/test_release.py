@@ -5,26 +5,18 @@ commit's bench signature, compiled."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
 
 
-def _actionlint():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("actionlint", ROOT / "scripts" / "actionlint.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _lint(paths: list[Path]) -> list[dict[str, object]]:
-    module = _actionlint()
+    module = load_script("scripts/actionlint.py")
     try:
         return module.lint(paths)  # type: ignore[no-any-return]
     except module.Unavailable as err:
