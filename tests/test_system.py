@@ -129,3 +129,24 @@ def test_commands_ending_in_crlf_as_windows_pipes_send_them() -> None:
     assert "uciok" in lines and lines.count("readyok") == 2
     assert any(line.startswith("bestmove ") for line in lines)
     assert not any("\r" in line or "unknown" in line.lower() for line in lines)
+
+
+def test_a_background_job_yields_to_other_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_in_background: on Linux the idle scheduling class and, where the kernel
+    groups processes by session, that session's group at nice 19 (a job in its own
+    session, as setsid starts one, otherwise competes with a match's session as an
+    equal); elsewhere nothing is changed. Run in a new session, so that this test's
+    own session keeps its priority."""
+    import subprocess
+
+    monkeypatch.setattr(system, "PLATFORM", "darwin")
+    assert system.run_in_background() is False
+    if sys.platform != "linux":
+        return
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE  # this process untouched
+    probe = ("import os; from blitzaco import system; changed = system.run_in_background(); "
+             "group = open('/proc/self/autogroup').read().split()[-1] if os.path.exists('/proc/self/autogroup') else '19'; "
+             "print(changed, os.sched_getscheduler(0) == os.SCHED_IDLE, group)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         start_new_session=True, timeout=60).stdout.split()
+    assert out == ["True", "True", "19"]

@@ -205,13 +205,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "pack":
-        import os
-
+        from blitzaco.system import run_in_background
         from blitzaco.tools.progress import progress_bar
         from blitzaco.tools.tune.labelfile import count_labels, pack_file
 
         if args.idle:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # the workers inherit it
+            run_in_background()  # the workers (and Stockfish) inherit it
         total = count_labels(args.source)
         packed = pack_file(args.source, args.out, workers=args.workers,
                            progress=lambda done: progress_bar(done, total, "records"))

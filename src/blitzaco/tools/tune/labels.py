@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import random
 import shutil
 import subprocess
@@ -64,6 +63,7 @@ import chess
 import chess.engine
 import numpy as np
 
+from blitzaco.system import run_in_background
 from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune.labelfile import (
     MAGIC,
@@ -391,7 +391,7 @@ def generate(
     if generator is not None and generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator} ({', '.join(map(str, GENERATORS))})")
     if idle:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # the workers and Stockfish inherit it
+        run_in_background()  # the workers (and Stockfish) inherit it
     stockfish = stockfish or find_stockfish()
     if stockfish is None:
         raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
