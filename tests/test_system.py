@@ -145,7 +145,8 @@ def test_a_background_job_yields_to_other_sessions(monkeypatch: pytest.MonkeyPat
         return
     assert os.sched_getscheduler(0) != os.SCHED_IDLE  # this process untouched
     probe = ("import os; from blitzaco import system; changed = system.run_in_background(); "
-             "group = open('/proc/self/autogroup').read().split()[-1] if os.path.exists('/proc/self/autogroup') else '19'; "
+             "group = '/proc/self/autogroup'; "
+             "group = open(group).read().split()[-1] if os.path.exists(group) else '19'; "
              "print(changed, os.sched_getscheduler(0) == os.SCHED_IDLE, group)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          start_new_session=True, timeout=60).stdout.split()
