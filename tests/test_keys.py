@@ -35,7 +35,8 @@ def test_the_kept_key_is_the_computed_one_and_polyglots(seed: int) -> None:
     """Random games (odd ones Chess960; castling, en passant and promotions favoured)
     with null moves and take-backs: after every make and unmake the board's key is
     :func:`compute_key` of the python-chess board (Polyglot's in standard chess) and
-    the one the board computes from scratch."""
+    the one the board computes from scratch; its pawn key is the one computed from
+    scratch and a fresh board's."""
     rng = random.Random(seed)
     checked = 0
     for game in range(16):
@@ -58,10 +59,38 @@ def test_the_kept_key_is_the_computed_one_and_polyglots(seed: int) -> None:
                 reference.pop()
             key = unsigned_key(board.key)
             assert key == compute_key(reference) == unsigned_key(board.compute_key()), reference.fen()
+            assert board.pawn_key == board.compute_pawn_key() == Board.from_chess(reference).pawn_key, reference.fen()
             if not reference.chess960:
                 assert key == chess.polyglot.zobrist_hash(reference), reference.fen()
             checked += 1
     assert checked > 1500
+
+
+def test_the_pawn_key_names_the_pawns_alone() -> None:
+    """The pawn key (the correction history's index) is the same for positions with
+    the same pawns whatever the pieces, the side to move and the rights, and changes
+    with a pawn move, a pawn capture, en passant and a promotion."""
+    start = Board.from_chess(chess.Board())
+    other = Board.from_chess(chess.Board("1n2k1r1/pppppppp/8/8/8/8/PPPPPPPP/R3K3 b Q - 3 20"))
+    assert start.pawn_key == other.pawn_key != 0
+    assert start.pawn_key != start.key
+    keys = {start.pawn_key}
+    for fen, uci in (("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4"),
+                     ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5"),
+                     ("4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1", "d5e6"),
+                     ("4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q"),
+                     ("4k3/8/8/3p4/2N5/8/8/4K3 w - - 0 1", "c4d6")):
+        reference = chess.Board(fen)
+        board = Board.from_chess(reference)
+        before = board.pawn_key
+        board.make(code_of(chess.Move.from_uci(uci)))
+        reference.push_uci(uci)
+        assert board.pawn_key == Board.from_chess(reference).pawn_key
+        assert (board.pawn_key == before) == (uci == "c4d6"), uci
+        board.unmake()
+        assert board.pawn_key == before
+        keys.add(before)
+    assert len(keys) == 6
 
 
 def test_an_en_passant_square_counts_only_with_a_pawn_ready_to_take() -> None:

@@ -110,6 +110,8 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         ("see", "[search]\nsee_pruning = true\n", 5),
         ("lmr_history", "[search]\nlmr_history = true\n", 5),
         ("probcut", "[search]\nprobcut = true\nprobcut_depth = 4\n", 5),
+        ("correction", "[search]\ncorrection_history = true\n", 5),
+        ("lmp_improving", "[search]\nlate_move_pruning = true\nlate_move_pruning_improving = true\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
         switched.write_text(text)

@@ -26,6 +26,8 @@ from blitzaco.engine import Engine
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import Trails
 from blitzaco.search import (
+    CORRECTION_GRAIN,
+    CORRECTION_SIZE,
     INFINITE,
     MATE,
     Bound,
@@ -107,11 +109,12 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
 @pytest.mark.parametrize(
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
-     "lmr_history", "probcut"],
+     "lmr_history", "probcut", "correction_history"],
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
-    continuation and capture history, SEE pruning, history in the reductions, ProbCut:
+    continuation and capture history, SEE pruning, history in the reductions, ProbCut,
+    correction history:
     switched from their default, they change the tree (a different node count at the
     same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""
@@ -127,6 +130,59 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
         switched.new_game()
         result = switched.think(chess.Board(fen), Limits(depth=2 * mate + 6))
         assert result.move.uci() in moves and mate_in(result.score) == mate
+
+
+
+def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates() -> None:
+    """[search] late_move_pruning_improving (off by default) halves late-move
+    pruning's count where the static evaluation has not risen: with late-move pruning
+    on it changes the tree (and the node count falls), without it it changes nothing,
+    and the mates are still found."""
+    board = chess.Board(ITALIAN)
+
+    def nodes(search: dict) -> int:
+        return searching_engine(config_from_dict({"search": search})).think(board, Limits(depth=7)).nodes
+
+    lmp = nodes({"late_move_pruning": True})
+    assert nodes({"late_move_pruning": True, "late_move_pruning_improving": True}) < lmp
+    assert nodes({"late_move_pruning_improving": True}) == nodes({})
+    both = searching_engine(config_from_dict({"search": {"late_move_pruning": True,
+                                                         "late_move_pruning_improving": True}}))
+    for fen, moves, mate in (
+        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
+        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
+    ):
+        both.new_game()
+        result = both.think(chess.Board(fen), Limits(depth=2 * mate + 6))
+        assert result.move.uci() in moves and mate_in(result.score) == mate
+
+
+def test_correction_history_learns_within_its_limit() -> None:
+    """[search] correction_history: a search fills the table (per side to move and
+    pawn key) with corrections inside correction_limit; with the switch off there is
+    no table; a correction moves towards the difference it is given, the more so the
+    deeper the search that found it, and stops at the limit."""
+    board = chess.Board(ITALIAN)
+    assert len(direct_search(board).correction) == 0
+    config = config_from_dict({"search": {"correction_history": True, "correction_limit": 40}})
+    search = direct_search(board, config, depth=7)
+    for _ in search.iterate(7):
+        pass
+    table = list(search.correction)
+    assert len(table) == 2 * CORRECTION_SIZE
+    limit = 40 * CORRECTION_GRAIN
+    assert sum(1 for value in table if value != 0) > 20
+    assert all(-limit <= value <= limit for value in table)
+    index = search._correction_index(search.board)
+    search.correction[index] = 0
+    search._correct(index, 30, 1)  # weight 2/256 of 30 cp
+    shallow = search.correction[index]
+    search.correction[index] = 0
+    search._correct(index, 30, 15)  # weight 16/256
+    assert 0 < shallow < search.correction[index] == 30 * CORRECTION_GRAIN * 16 // 256
+    for _ in range(400):
+        search._correct(index, -500, 20)
+    assert search.correction[index] == -limit
 
 
 #: Singular extensions on, tested from depth 4 so that shallow test searches meet them.

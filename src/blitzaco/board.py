@@ -302,6 +302,11 @@ class Board:
     castle_keys: vec[i64]
     #: ``keys[i]``: the key after the i-th move since setup (keys[0] is the setup).
     keys: vec[i64]
+    #: The key of the pawns alone (their part of :attr:`key`): the pawn structure's
+    #: name, for the search's correction history.
+    pawn_key: i64
+    #: ``pawn_keys[i]``: the pawn key after the i-th move since setup.
+    pawn_keys: vec[i64]
     undo: vec[i64]
     #: Moves made since setup (``keys[ply]`` is the current key).
     ply: i64
@@ -339,6 +344,8 @@ class Board:
         self.castle_keys = vec[i64]([0] * 16)
         self.keys = vec[i64]([0] * (capacity + 1))
         self.keys[0] = self.key
+        self.pawn_key = 0
+        self.pawn_keys = vec[i64]([0] * (capacity + 1))
         self.undo = vec[i64]([0] * (capacity * UNDO_SIZE))
         self.ply = 0
         self.root = 0
@@ -402,6 +409,8 @@ class Board:
             self.ep = board.ep_square
         self.key = self.compute_key()
         self.keys[0] = self.key
+        self.pawn_key = self.compute_pawn_key()
+        self.pawn_keys[0] = self.pawn_key
         self.checks[0] = CHECK_UNKNOWN
 
     def _ep_capturable(self, ep: i64, side: i64) -> bool:
@@ -425,6 +434,15 @@ class Board:
             key ^= WHITE_TO_MOVE_KEY
         return key
 
+    def compute_pawn_key(self) -> i64:
+        """The pawn key from scratch (slow: for setting up and for tests)."""
+        key: i64 = 0
+        for square in range(64):
+            piece = self.squares[SQ120[square]]
+            if piece & 7 == PAWN:
+                key ^= PIECE_KEY[piece * 64 + square]
+        return key
+
     def copy(self) -> Board:
         """An independent board in the same state, with the same history."""
         other = Board(0)
@@ -442,6 +460,8 @@ class Board:
         other.castle_clear = vec[i64](self.castle_clear)
         other.castle_keys = vec[i64](self.castle_keys)
         other.keys = vec[i64](self.keys)
+        other.pawn_key = self.pawn_key
+        other.pawn_keys = vec[i64](self.pawn_keys)
         other.undo = vec[i64](self.undo)
         other.ply = self.ply
         other.root = self.root
@@ -563,12 +583,16 @@ class Board:
     def _remove(self, square: i64, piece: i64) -> None:
         self.squares[SQ120[square]] = EMPTY
         self.key ^= PIECE_KEY[piece * 64 + square]
+        if piece & 7 == PAWN:
+            self.pawn_key ^= PIECE_KEY[piece * 64 + square]
         self.counts[piece] -= 1
         self.occupied[piece >> 3] &= ~BIT[square]
 
     def _put(self, square: i64, piece: i64) -> None:
         self.squares[SQ120[square]] = piece
         self.key ^= PIECE_KEY[piece * 64 + square]
+        if piece & 7 == PAWN:
+            self.pawn_key ^= PIECE_KEY[piece * 64 + square]
         self.counts[piece] += 1
         self.occupied[piece >> 3] |= BIT[square]
 
@@ -679,6 +703,7 @@ class Board:
         self.side = us ^ 1
         self.ply += 1
         self.keys[self.ply] = self.key
+        self.pawn_keys[self.ply] = self.pawn_key
         self.checks[self.ply] = CHECK_UNKNOWN
 
     def make_null(self) -> None:
@@ -692,6 +717,7 @@ class Board:
         self.side ^= 1
         self.ply += 1
         self.keys[self.ply] = self.key
+        self.pawn_keys[self.ply] = self.pawn_key
         self.checks[self.ply] = CHECK_UNKNOWN
         self.barrier = self.ply
 
@@ -750,6 +776,7 @@ class Board:
         self.halfmove = undo[base + U_HALFMOVE]
         self.barrier = undo[base + U_BARRIER]
         self.key = self.keys[self.ply]
+        self.pawn_key = self.pawn_keys[self.ply]
         self.dirty_count = 0
 
     # ---------------------------------------------------------------- generation

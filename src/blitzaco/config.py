@@ -381,6 +381,11 @@ class SearchConfig:
     )
     late_move_pruning_depth: int = _param("Largest depth where late-move pruning applies (plies).", lo=0, hi=100)
     late_move_pruning_base: int = _param("Quiet moves always searched before late-move pruning (moves).", lo=0, hi=1000)
+    late_move_pruning_improving: bool = _param(
+        "With late-move pruning: where the static evaluation has not risen since this side's previous move "
+        "(the improving rule's test, made for this whatever improving says), only half as many quiet moves are "
+        "searched (Stockfish's rule)."
+    )
     late_move_reductions: bool = _param(
         "Late-move reductions: quiet moves late in the order are first searched shallower, by "
         "lmr_base + ln(depth) ln(move number) / lmr_divisor plies."
@@ -417,6 +422,13 @@ class SearchConfig:
     )
     probcut_depth: int = _param("Smallest depth where ProbCut applies (plies).", lo=4, hi=100)
     probcut_margin: int = _param("How far above beta the captures must hold (centipawns).", lo=0, hi=10000)
+    correction_history: bool = _param(
+        "Correction history: the static evaluation (search and quiescence) is corrected by what earlier searches "
+        "of this search found for positions with the same pawns and side to move: after a node whose best move is "
+        "quiet and whose score says more than its static evaluation did, the difference (weighted by depth) joins "
+        "a running mean kept per pawn structure, bounded by correction_limit."
+    )
+    correction_limit: int = _param("Largest correction of the static evaluation (centipawns).", lo=0, hi=10000)
     see_pruning: bool = _param(
         "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
         "loses more than see_capture_margin per ply (a capture) or see_quiet_margin per ply squared (a quiet "

@@ -87,6 +87,7 @@ if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see boa
 
 __all__ = [
     "MATE", "MATE_BOUND", "TB_WIN", "TB_BOUND", "MAX_PLY", "MAX_DEPTH", "INFINITE", "Bound", "PvLine", "Iteration",
+    "CORRECTION_SIZE", "CORRECTION_GRAIN",
     "RootChoice", "Search", "SearchParams", "SearchPlan", "SearchStopped", "Trim", "mate_in", "tablebase_score",
     "root_order",
 ]
@@ -96,6 +97,10 @@ MAX_DEPTH: Final = 64
 #: Scores at least this large (in absolute value) are mate scores.
 MATE_BOUND: Final = MATE - MAX_PLY
 INFINITE: Final = MATE + 1
+#: Correction history: entries a side (pawn keys modulo this), and the fraction of a
+#: centipawn an entry holds (its running mean keeps that much precision).
+CORRECTION_SIZE: Final = 16384
+CORRECTION_GRAIN: Final = 256
 #: A tablebase win found *n* plies from the root scores TB_WIN - n: below every mate,
 #: above every evaluation.
 TB_WIN: Final = 20000
@@ -255,6 +260,8 @@ class SearchParams:
     probcut: bool
     probcut_depth: i64
     probcut_margin: i64
+    correction_history: bool
+    correction_limit: i64
     see_pruning: bool
     see_pruning_depth: i64
     see_quiet_margin: i64
@@ -265,6 +272,7 @@ class SearchParams:
     late_move_pruning: bool
     late_move_pruning_depth: i64
     late_move_pruning_base: i64
+    late_move_pruning_improving: bool
     late_move_reductions: bool
     lmr_min_depth: i64
     lmr_min_moves: i64
@@ -300,6 +308,8 @@ class SearchParams:
         self.probcut = config.probcut
         self.probcut_depth = config.probcut_depth
         self.probcut_margin = config.probcut_margin
+        self.correction_history = config.correction_history
+        self.correction_limit = config.correction_limit
         self.see_pruning = config.see_pruning
         self.see_pruning_depth = config.see_pruning_depth
         self.see_quiet_margin = config.see_quiet_margin
@@ -310,6 +320,7 @@ class SearchParams:
         self.late_move_pruning = config.late_move_pruning
         self.late_move_pruning_depth = config.late_move_pruning_depth
         self.late_move_pruning_base = config.late_move_pruning_base
+        self.late_move_pruning_improving = config.late_move_pruning_improving
         self.late_move_reductions = config.late_move_reductions
         self.lmr_min_depth = config.lmr_min_depth
         self.lmr_min_moves = config.lmr_min_moves
@@ -457,6 +468,11 @@ class Search:
         # Static evaluation at each ply of the current line (with [search] improving);
         # -INFINITE: in check or not known, which counts as improving.
         self.statics_by_ply = vec[i64]([-INFINITE] * STACK_PLIES)
+        # Correction history (with [search] correction_history): per side to move and
+        # pawn key, the running mean of search score minus static evaluation, in
+        # CORRECTION_GRAIN-ths of a centipawn. Fresh for every search, as the ordering
+        # memory is.
+        self.correction = vec[i64]([0] * (2 * CORRECTION_SIZE if config.correction_history else 0))
         # The move left out at each ply of the current line while singular
         # extensions test whether the table's move is the only good one (0: none).
         self.excluded = vec[i64]([0] * STACK_PLIES)
@@ -709,6 +725,18 @@ class Search:
             score += self.static.extras(board.side == WHITE, unsigned_key(board.key))
         return score
 
+    def _correction_index(self, board: Board) -> i64:
+        return board.side * CORRECTION_SIZE + (board.pawn_key & (CORRECTION_SIZE - 1))
+
+    def _correct(self, index: i64, difference: i64, depth: i64) -> None:
+        """Move the correction at *index* towards *difference* (a search's score less
+        the static evaluation, centipawns), by a weight that grows with the *depth*
+        of the search that found it (at most 16/256), within the limit."""
+        weight = depth + 1 if depth < 16 else 16
+        limit = self.params.correction_limit * CORRECTION_GRAIN
+        entry = (self.correction[index] * (256 - weight) + difference * CORRECTION_GRAIN * weight) // 256
+        self.correction[index] = limit if entry > limit else -limit if entry < -limit else entry
+
     def _has_pieces(self, side: i64) -> bool:
         """Whether *side* has a piece besides its king and pawns."""
         counts = self.board.counts
@@ -802,16 +830,24 @@ class Search:
         if self.spectral_on:
             self.static.enter(board, ply, depth)
         static: i64 = -INFINITE if in_check else self._evaluate(board)
+        raw_static = static
+        correction_index: i64 = 0
+        if p.correction_history and not in_check:
+            correction_index = self._correction_index(board)
+            static += self.correction[correction_index] // CORRECTION_GRAIN
         improving: i64 = 0
         lmr_extra: i64 = 0
-        if p.improving:
+        rising = True  # the improving test, for late-move pruning's count
+        if p.improving or p.late_move_pruning_improving:
             # Has the static evaluation risen since this side's previous move? In
             # check static is -INFINITE (not improving); an unknown earlier value is
             # -INFINITE too (improving).
             statics = self.statics_by_ply
             statics[ply] = static
-            improving = 1 if static > (statics[ply - 2] if ply >= 2 else -INFINITE) else 0
-            lmr_extra = 0 if improving or pv_node else 1
+            rising = static > (statics[ply - 2] if ply >= 2 else -INFINITE)
+            if p.improving:
+                improving = 1 if rising else 0
+                lmr_extra = 0 if rising or pv_node else 1
         if p.tt_eval and entry != 0 and not in_check:
             # A bound from an earlier search of this position says more than the
             # static evaluation does: the pruning rules below read it instead.
@@ -889,6 +925,8 @@ class Search:
         quiet_limit: i64 = NO_LIMIT
         if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
             quiet_limit = p.late_move_pruning_base + depth * depth
+            if p.late_move_pruning_improving and not rising:
+                quiet_limit //= 2
         picker = self.pickers[ply]
         picker.start(tt_move, previous)
         lmr = p.late_move_reductions and depth >= p.lmr_min_depth
@@ -896,6 +934,7 @@ class Search:
         original_alpha = alpha
         best: i64 = -INFINITE
         best_code: i64 = 0
+        best_tactical = False
         searched: i64 = 0
         quiets_tried: i64 = 0
         captures_tried: i64 = 0
@@ -958,6 +997,7 @@ class Search:
                 if score > alpha:
                     alpha = score
                     best_code = code
+                    best_tactical = tactical
                     pv[ply] = (int(code),) + pv[ply + 1]
                     if score >= beta:
                         if not tactical:
@@ -981,6 +1021,11 @@ class Search:
             return best  # a test without the table's move: not this position's score
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
         self.table.put(key, best_code, _table_score(best, ply), depth, bound)
+        if (p.correction_history and not in_check and not best_tactical and -TB_BOUND < best < TB_BOUND
+                and not (bound == LOWER and best <= raw_static) and not (bound == UPPER and best >= raw_static)):
+            # What the search found says the static evaluation was wrong by this
+            # much (a bound only in its own direction): remember it for these pawns.
+            self._correct(correction_index, best - raw_static, depth)
         return best
 
     def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64, previous: i64) -> i64:
@@ -1029,20 +1074,24 @@ class Search:
         base = ply * MAX_MOVES
         stand_pat: i64 = -INFINITE
         best: i64 = -INFINITE
+        p = self.params
         if in_check:
             end = board.gen_all(out, base)
             score_captures(board, out, base, end)  # captures first; quiet evasions key by their mover
         else:
+            correction: i64 = 0
+            if p.correction_history:
+                correction = self.correction[self._correction_index(board)] // CORRECTION_GRAIN
             lazy = self.lazy
             if lazy != 0:
                 # Material and tables alone, far outside the window: the classical
                 # terms cannot bring the score back (see lazy_eval_margin).
-                quick = self.eval.material_and_tables(board)
+                quick = self.eval.material_and_tables(board) + correction
                 if quick - lazy >= beta:
                     return quick - lazy
-                best = quick + lazy if quick + lazy <= alpha else self._evaluate(board)
+                best = quick + lazy if quick + lazy <= alpha else self._evaluate(board) + correction
             else:
-                best = self._evaluate(board)
+                best = self._evaluate(board) + correction
             stand_pat = best
             if best >= beta:
                 return best
@@ -1050,7 +1099,6 @@ class Search:
                 alpha = best
             end = board.gen_noisy(out, base)
             score_captures(board, out, base, end)
-        p = self.params
         delta = p.delta_pruning and not in_check
         see_prune = p.qsearch_see_pruning
         margin = p.delta_margin
