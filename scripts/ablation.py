@@ -9,8 +9,12 @@ configured), at equal time, from the same openings. Prints a table of Elo ± 95 
 
 A switch is a boolean field of config.toml: ``name`` for the [search] section, or
 its full path (``eval.classical``, ``eval.spectral.enabled``). Switches that are off by default (such as
-``root_filter``) are measured the same way: on against off. The logic is the match
-runner's (blitzaco.tools.match); this only builds the configurations.
+``root_filter``) are measured the same way: on against off. ``--set PATH=VALUE``
+changes a field on both sides (a switch that works only with another one on:
+``--set late_move_pruning=true late_move_pruning_improving``), ``--option
+NAME=VALUE`` sets a UCI option on both (``--option OwnBook=false``, as the ledger's
+matches play). The logic is the match runner's (blitzaco.tools.match); this only
+builds the configurations.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 from blitzaco.config import Config, config_from_dict, dump_toml
@@ -37,11 +42,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="runs/ablation", help="folder for configs, PGNs and JSON reports")
     parser.add_argument("--resign", metavar="CP:MOVES", help="adjudicate a loss when both engines agree (e.g. 1000:5)")
     parser.add_argument("--draw", metavar="CP:MOVES:AFTER", help="adjudicate a draw (e.g. 10:8:40)")
+    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                        help="a config field set on both sides (TOML value; a bare name is in [search])")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a UCI option set on both sides")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     defaults = Config()
+    both: dict = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if not value:
+            parser.error(f"--set {item}: expected PATH=VALUE")
+        parts = name.split(".") if "." in name else ["search", name]
+        node = both
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = tomllib.loads(f"v = {value}")["v"]
+    options = []
+    for item in args.option:
+        name, _, value = item.partition("=")
+        if not value:
+            parser.error(f"--option {item}: expected NAME=VALUE")
+        options.append((name, value))
     rows = []
     for switch in args.switches:
         path = switch.split(".") if "." in switch else ["search", switch]
@@ -52,13 +77,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{switch} is not a boolean field of [{'.'.join(path[:-1])}]")
         engines = []
         for value, label in ((True, "with"), (False, "without")):
-            tree: dict = {path[-1]: value}
-            for part in reversed(path[:-1]):
-                tree = {part: tree}
+            tree: dict = json.loads(json.dumps(both))  # a deep copy
+            node = tree
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = value
             config_path = out / f"{label}_{switch}.toml"
             config_path.write_text(dump_toml(config_from_dict(tree)))
             engines.append(
-                EngineSpec(f"{label}_{switch}", tuple(args.engine.split()), (("ConfigFile", str(config_path)),))
+                EngineSpec(f"{label}_{switch}", tuple(args.engine.split()),
+                           (("ConfigFile", str(config_path)), *options))
             )
         first, second = engines
         report = play_match(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from script_loader import load_script
 from uci_driver import DATA
 
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
@@ -291,6 +292,49 @@ def test_ablation_script_plays_switch_on_against_off(tmp_path: Path) -> None:
     rejected = subprocess.run([sys.executable, str(script), "--out", str(out), "eval.nonsense"],
                               capture_output=True, text=True, timeout=60)
     assert rejected.returncode != 0 and "eval.nonsense" in rejected.stderr
+
+
+
+def test_ablation_sets_fields_and_options_on_both_sides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/ablation.py --set changes a config field on both sides (a switch that
+    needs another one on), --option gives both engines a UCI option; the switch
+    alone differs between them."""
+    from blitzaco.config import load_config
+
+    ablation = load_script("scripts/ablation.py")
+    played: list[tuple] = []
+
+    class Report:
+        games, wins, draws, losses = 2, 1, 0, 1
+
+        def summary(self) -> str:
+            return "1-1-0"
+
+        def as_dict(self) -> dict:
+            return {"games": 2}
+
+        def elo(self) -> tuple[float, float]:
+            return 0.0, 0.0
+
+    def fake_match(first: object, second: object, *args: object, **kwargs: object) -> Report:
+        played.append((first, second))
+        return Report()
+
+    monkeypatch.setattr(ablation, "play_match", fake_match)
+    out = tmp_path / "abl"
+    assert ablation.main(["--out", str(out), "--set", "late_move_pruning=true", "--set", "eval.nn.weight=0.5",
+                          "--option", "OwnBook=false", "--engine", "blitzaco --flag",
+                          "late_move_pruning_improving"]) == 0
+    [(first, second)] = played
+    for spec, side, value in ((first, "with", True), (second, "without", False)):
+        path = out / f"{side}_late_move_pruning_improving.toml"
+        assert spec.command == ("blitzaco", "--flag")
+        assert spec.options == (("ConfigFile", str(path)), ("OwnBook", "false"))
+        config = load_config(path)
+        assert config.search.late_move_pruning_improving is value
+        assert config.search.late_move_pruning is True and config.eval.nn.weight == 0.5
+    with pytest.raises(SystemExit):
+        ablation.main(["--out", str(out), "--option", "OwnBook", "killers"])
 
 
 def test_adjudication_parses_the_command_line_forms() -> None:
