@@ -164,9 +164,54 @@ def _parser() -> argparse.ArgumentParser:
         else:
             run.add_argument("--steps", type=int, help="override the spec")
 
+    spsa = commands.add_parser(
+        "spsa", help="tune the search's numbers by SPSA: games of the engine against itself, the values moved up "
+                     "against the values moved down (blitzaco/tools/tune/spsa.py)")
+    spsa.add_argument("--spec", help="SPSA spec (default: the shipped spsa_spec.toml, the search's numbers)")
+    spsa.add_argument("--out", required=True, help="state file (JSON); an earlier run is continued; OUT.toml "
+                                                   "gets the values reached, as a config")
+    spsa.add_argument("--iterations", type=int, help="stop after this many iterations in all (default: the spec's)")
+    spsa.add_argument("--engine", default=f"{sys.executable} -m blitzaco", help="engine command line")
+    spsa.add_argument("--option", action="append", default=["OwnBook=false"], metavar="NAME=VALUE",
+                      help="a UCI option for both engines (OwnBook=false always)")
+    spsa.add_argument("--openings", help="EPD or PGN of openings (default: the tuning openings)")
+    spsa.add_argument("--concurrency", type=int, default=2, help="games at once")
+    spsa.add_argument("--idle", action="store_true", help="run in the background scheduling class (Linux)")
+
     adopt = commands.add_parser("adopt", help="make a tuned config the shipped defaults (config.toml)")
     adopt.add_argument("tuned", help="a tuned.toml")
     return parser
+
+
+def _spsa(args: argparse.Namespace) -> int:
+    from blitzaco.system import run_in_background
+    from blitzaco.tools.match.runner import load_openings
+    from blitzaco.tools.tune.sources import tuning_openings
+    from blitzaco.tools.tune.spsa import default_spsa_spec_path, load_spsa_spec, run_spsa
+
+    try:
+        params, settings = load_spsa_spec(args.spec or default_spsa_spec_path())
+    except ConfigError as err:
+        print(f"tune: {err}", file=sys.stderr)
+        return 2
+    options = []
+    for item in args.option:
+        name, _, value = item.partition("=")
+        if not value:
+            print(f"tune: --option {item}: expected NAME=VALUE", file=sys.stderr)
+            return 2
+        options.append((name, value))
+    if args.idle:
+        run_in_background()
+    openings = load_openings(args.openings) if args.openings else tuning_openings(500, seed=settings.seed)
+    try:
+        state = run_spsa(params, settings, args.out, command=args.engine.split(), openings=openings,
+                         options=options, concurrency=args.concurrency, iterations=args.iterations, progress=print)
+    except ValueError as err:
+        print(f"tune: {err}", file=sys.stderr)
+        return 2
+    print(f"{state['iteration']} iterations; the values reached: {Path(args.out).with_suffix('.toml')}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "train-net":
         return _train_net(args, argv)
+    if args.command == "spsa":
+        return _spsa(args)
     if args.command == "check-eval":
         from blitzaco.tools.tune.nn import check_evaluations
 
