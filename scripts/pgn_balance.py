@@ -3,7 +3,8 @@
 material minus the opponent's, pawn 1, knight 3, bishop 3, rook 5, queen 9) and pawn
 balance at chosen plies, over the games that reach them, and the median search
 depth of all the moves of those games (both sides) whose comments carry one (``{ +0.18/7 0.53s ... }``, as the match
-runner writes them).
+runner writes them). With ``--moves N``: each side's median depth and mean time a
+move over its first N moves of every game (what the engine does with the clock early).
 
     python scripts/pgn_balance.py validation.pgn --player tuned --plies 30 50 70
 """
@@ -20,6 +21,7 @@ import chess.pgn
 
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 DEPTH = re.compile(r"^\S+/(\d+) ")
+DEPTH_AND_TIME = re.compile(r"^\S+/(\d+) ([\d.]+)s")
 
 
 def material(board: chess.Board, colour: chess.Color) -> int:
@@ -31,10 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pgn", type=Path)
     parser.add_argument("--player", required=True, help="the player's name in the White/Black tags")
     parser.add_argument("--plies", type=int, nargs="+", default=[30, 50, 70])
+    parser.add_argument("--moves", type=int, help="each side's median depth and mean time over its first N moves")
     args = parser.parse_args(argv)
     balance: dict[int, list[int]] = {ply: [] for ply in args.plies}
     pawns: dict[int, list[int]] = {ply: [] for ply in args.plies}
     depths: list[int] = []
+    early: dict[bool, tuple[list[int], list[float]]] = {chess.WHITE: ([], []), chess.BLACK: ([], [])}
     games = 0
     with open(args.pgn, encoding="utf-8") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
@@ -47,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
                 board.push(node.move)
                 if (found := DEPTH.match(node.comment)) is not None:
                     depths.append(int(found.group(1)))
+                timed = DEPTH_AND_TIME.match(node.comment)
+                if args.moves and timed is not None and (ply + 1) // 2 <= args.moves:
+                    mover = (ply % 2 == 1) == (me == chess.WHITE)  # True: the player's move
+                    early[mover][0].append(int(timed.group(1)))
+                    early[mover][1].append(float(timed.group(2)))
                 if ply in balance:
                     balance[ply].append(material(board, me) - material(board, not me))
                     pawns[ply].append(len(board.pieces(chess.PAWN, me)) - len(board.pieces(chess.PAWN, not me)))
@@ -57,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"pawns {statistics.mean(pawns[ply]):+.2f}")
     if depths:
         print(f"median depth {statistics.median(depths):g} over {len(depths)} moves")
+    for mover, who in ((True, args.player), (False, "the opponents")):
+        found_depths, times = early[mover]
+        if found_depths:
+            print(f"first {args.moves} moves, {who}: median depth {statistics.median(found_depths):g}, "
+                  f"mean {statistics.mean(times):.3f} s a move over {len(times)} moves")
     return 0
 
 

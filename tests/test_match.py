@@ -363,8 +363,8 @@ def test_pgn_balance_counts_material_pawns_and_depth(tmp_path: Path) -> None:
     path.write_text(pgn, encoding="utf-8")
     script = Path(__file__).resolve().parent.parent / "scripts" / "pgn_balance.py"
 
-    def run(player: str) -> list[str]:
-        command = [sys.executable, str(script), str(path), "--player", player, "--plies", "3", "6", "11", "20"]
+    def run(player: str, *extra: str) -> list[str]:
+        command = [sys.executable, str(script), str(path), "--player", player, "--plies", "3", "6", "11", "20", *extra]
         return subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
 
     assert run("Hero") == [
@@ -378,4 +378,13 @@ def test_pgn_balance_counts_material_pawns_and_depth(tmp_path: Path) -> None:
         "ply 3: 1 games, material -1.00, pawns -1.00",
         "ply 6: 1 games, material +0.00, pawns +0.00",
         "ply 11: 1 games, material -3.00, pawns +0.00",
+    ]
+    # --moves: each side's first moves, the player's (Hero White: plies 1 and 3) apart.
+    assert run("Hero", "--moves", "2")[-2:] == [
+        "first 2 moves, Hero: median depth 2, mean 0.010 s a move over 2 moves",
+        "first 2 moves, the opponents: median depth 3, mean 0.010 s a move over 2 moves",
+    ]
+    assert run("Other", "--moves", "2")[-2:] == [
+        "first 2 moves, Other: median depth 3, mean 0.010 s a move over 2 moves",
+        "first 2 moves, the opponents: median depth 2, mean 0.010 s a move over 2 moves",
     ]
