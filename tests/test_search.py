@@ -106,6 +106,22 @@ def test_finds_mates(fen: str, mating_moves: set[str], moves_to_mate: int) -> No
     assert mate_in(result.score) == moves_to_mate
 
 
+#: Mates in two (WAC) that every pruning switch must still find, with their distance.
+SWITCH_MATES = (
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
+    ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
+)
+
+
+def _finds_the_mates(engine: Engine, extra: tuple = ()) -> None:
+    """*engine* finds each of SWITCH_MATES (and *extra*) and scores it as a mate in
+    that many moves, 2N + 6 plies deep, from a new game each."""
+    for fen, moves, mate in SWITCH_MATES + extra:
+        engine.new_game()
+        result = engine.think(chess.Board(fen), Limits(depth=2 * mate + 6))
+        assert result.move.uci() in moves and mate_in(result.score) == mate, fen
+
+
 @pytest.mark.parametrize(
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
@@ -123,13 +139,7 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     switched = searching_engine(config_from_dict({**base, "search": {switch: not getattr(Config().search, switch)}}))
     default = searching_engine(config_from_dict(base))
     assert switched.think(board, Limits(depth=7)).nodes != default.think(board, Limits(depth=7)).nodes
-    for fen, moves, mate in (
-        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
-        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
-    ):
-        switched.new_game()
-        result = switched.think(chess.Board(fen), Limits(depth=2 * mate + 6))
-        assert result.move.uci() in moves and mate_in(result.score) == mate
+    _finds_the_mates(switched)
 
 
 
@@ -148,13 +158,7 @@ def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates
     assert nodes({"late_move_pruning_improving": True}) == nodes({})
     both = searching_engine(config_from_dict({"search": {"late_move_pruning": True,
                                                          "late_move_pruning_improving": True}}))
-    for fen, moves, mate in (
-        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
-        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
-    ):
-        both.new_game()
-        result = both.think(chess.Board(fen), Limits(depth=2 * mate + 6))
-        assert result.move.uci() in moves and mate_in(result.score) == mate
+    _finds_the_mates(both)
 
 
 def test_correction_history_learns_within_its_limit() -> None:
@@ -197,14 +201,7 @@ def test_singular_extensions_change_the_tree_and_keep_the_search_right() -> None
     board = chess.Board(ITALIAN)
     singular = searching_engine(config_from_dict(SINGULAR))
     assert singular.think(board, Limits(depth=7)).nodes != searching_engine().think(board, Limits(depth=7)).nodes
-    for fen, moves, mate in (
-        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", {"g3g6"}, 2),
-        ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", {"h6h7"}, 2),
-        ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", {"c6c4"}, 2),
-    ):
-        singular.new_game()
-        result = singular.think(chess.Board(fen), Limits(depth=2 * mate + 6))
-        assert result.move.uci() in moves and mate_in(result.score) == mate
+    _finds_the_mates(singular, extra=(("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", {"h6h7"}, 2),))
     repeated = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
     for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
         repeated.push_uci(uci)
