@@ -20,6 +20,7 @@ builds the configurations.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import tomllib
@@ -29,6 +30,29 @@ from blitzaco.config import Config, config_from_dict, dump_toml
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
 
 HERE = Path(__file__).resolve().parent
+
+
+def _field_path(name: str) -> list[str]:
+    """A config field's path: a bare name is in [search]."""
+    return name.split(".") if "." in name else ["search", name]
+
+
+def _assign(tree: dict, path: list[str], value: object) -> None:
+    """Set *path* to *value* in the nested tables of *tree*."""
+    for part in path[:-1]:
+        tree = tree.setdefault(part, {})
+    tree[path[-1]] = value
+
+
+def _pairs(parser: argparse.ArgumentParser, flag: str, form: str, items: list[str]) -> list[tuple[str, str]]:
+    """The *items* given with *flag*, each *form*=VALUE, split at the first '='."""
+    pairs = []
+    for item in items:
+        name, _, value = item.partition("=")
+        if not value:
+            parser.error(f"{flag} {item}: expected {form}=VALUE")
+        pairs.append((name, value))
+    return pairs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,24 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     defaults = Config()
     both: dict = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        if not value:
-            parser.error(f"--set {item}: expected PATH=VALUE")
-        parts = name.split(".") if "." in name else ["search", name]
-        node = both
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = tomllib.loads(f"v = {value}")["v"]
-    options = []
-    for item in args.option:
-        name, _, value = item.partition("=")
-        if not value:
-            parser.error(f"--option {item}: expected NAME=VALUE")
-        options.append((name, value))
+    for name, text in _pairs(parser, "--set", "PATH", args.set):
+        _assign(both, _field_path(name), tomllib.loads(f"v = {text}")["v"])
+    options = _pairs(parser, "--option", "NAME", args.option)
     rows = []
     for switch in args.switches:
-        path = switch.split(".") if "." in switch else ["search", switch]
+        path = _field_path(switch)
         node: object = defaults
         for part in path:
             node = getattr(node, part, None)
@@ -77,11 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{switch} is not a boolean field of [{'.'.join(path[:-1])}]")
         engines = []
         for value, label in ((True, "with"), (False, "without")):
-            tree: dict = json.loads(json.dumps(both))  # a deep copy
-            node = tree
-            for part in path[:-1]:
-                node = node.setdefault(part, {})
-            node[path[-1]] = value
+            tree: dict = copy.deepcopy(both)
+            _assign(tree, path, value)
             config_path = out / f"{label}_{switch}.toml"
             config_path.write_text(dump_toml(config_from_dict(tree)))
             engines.append(

@@ -20,8 +20,8 @@ import chess
 import chess.pgn
 
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
-DEPTH = re.compile(r"^\S+/(\d+) ")
-DEPTH_AND_TIME = re.compile(r"^\S+/(\d+) ([\d.]+)s")
+#: A move's comment: score/depth, then its time where the runner wrote one.
+DEPTH = re.compile(r"^\S+/(\d+) (?:([\d.]+)s)?")
 
 
 def material(board: chess.Board, colour: chess.Color) -> int:
@@ -51,11 +51,10 @@ def main(argv: list[str] | None = None) -> int:
                 board.push(node.move)
                 if (found := DEPTH.match(node.comment)) is not None:
                     depths.append(int(found.group(1)))
-                timed = DEPTH_AND_TIME.match(node.comment)
-                if args.moves and timed is not None and (ply + 1) // 2 <= args.moves:
-                    mover = (ply % 2 == 1) == (me == chess.WHITE)  # True: the player's move
-                    early[mover][0].append(int(timed.group(1)))
-                    early[mover][1].append(float(timed.group(2)))
+                    if args.moves and found.group(2) is not None and (ply + 1) // 2 <= args.moves:
+                        mover = (ply % 2 == 1) == (me == chess.WHITE)  # True: the player's move
+                        early[mover][0].append(int(found.group(1)))
+                        early[mover][1].append(float(found.group(2)))
                 if ply in balance:
                     balance[ply].append(material(board, me) - material(board, not me))
                     pawns[ply].append(len(board.pieces(chess.PAWN, me)) - len(board.pieces(chess.PAWN, not me)))

@@ -420,13 +420,19 @@ class Board:
         behind = target - NORTH if side == WHITE else target + NORTH
         return self.squares[behind - 1] == pawn or self.squares[behind + 1] == pawn
 
-    def compute_key(self) -> i64:
-        """The key from scratch (slow: for setting up and for tests)."""
+    def _placement_key(self, pawns_only: bool) -> i64:
+        """The pieces' part of the key (the pawns' alone with *pawns_only*), from
+        scratch."""
         key: i64 = 0
         for square in range(64):
             piece = self.squares[SQ120[square]]
-            if piece != EMPTY:
+            if piece != EMPTY and (not pawns_only or piece & 7 == PAWN):
                 key ^= PIECE_KEY[piece * 64 + square]
+        return key
+
+    def compute_key(self) -> i64:
+        """The key from scratch (slow: for setting up and for tests)."""
+        key = self._placement_key(False)
         key ^= self.castle_keys[self.castling]
         if self.ep != NO_SQUARE:
             key ^= EP_FILE_KEY[self.ep & 7]
@@ -436,12 +442,7 @@ class Board:
 
     def compute_pawn_key(self) -> i64:
         """The pawn key from scratch (slow: for setting up and for tests)."""
-        key: i64 = 0
-        for square in range(64):
-            piece = self.squares[SQ120[square]]
-            if piece & 7 == PAWN:
-                key ^= PIECE_KEY[piece * 64 + square]
-        return key
+        return self._placement_key(True)
 
     def copy(self) -> Board:
         """An independent board in the same state, with the same history."""
@@ -582,17 +583,19 @@ class Board:
 
     def _remove(self, square: i64, piece: i64) -> None:
         self.squares[SQ120[square]] = EMPTY
-        self.key ^= PIECE_KEY[piece * 64 + square]
+        piece_key = PIECE_KEY[piece * 64 + square]
+        self.key ^= piece_key
         if piece & 7 == PAWN:
-            self.pawn_key ^= PIECE_KEY[piece * 64 + square]
+            self.pawn_key ^= piece_key
         self.counts[piece] -= 1
         self.occupied[piece >> 3] &= ~BIT[square]
 
     def _put(self, square: i64, piece: i64) -> None:
         self.squares[SQ120[square]] = piece
-        self.key ^= PIECE_KEY[piece * 64 + square]
+        piece_key = PIECE_KEY[piece * 64 + square]
+        self.key ^= piece_key
         if piece & 7 == PAWN:
-            self.pawn_key ^= PIECE_KEY[piece * 64 + square]
+            self.pawn_key ^= piece_key
         self.counts[piece] += 1
         self.occupied[piece >> 3] |= BIT[square]
 

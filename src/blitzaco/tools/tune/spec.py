@@ -38,7 +38,7 @@ from blitzaco.config import Config, ConfigError, config_from_dict, read_toml
 
 __all__ = [
     "Gene", "Genome", "TuneSpec", "GaSettings", "AnnealSettings", "TexelSettings", "PositionSettings", "GameSettings",
-    "load_spec", "default_spec_path",
+    "load_spec", "default_spec_path", "lookup",
 ]
 
 
@@ -75,7 +75,8 @@ class Gene:
         return 1 if self.path.endswith("_eg") else 0
 
 
-def _lookup(config: Any, path: str) -> Any:
+def lookup(config: Any, path: str) -> Any:
+    """The value of the field at *path* (``eval.pawns.isolated``) of *config*."""
     value = config
     for part in path.split("."):
         if not dataclasses.is_dataclass(value) or not hasattr(value, part):
@@ -92,7 +93,7 @@ class Genome:
         self.base = base
         genes: list[Gene] = []
         for path, (lo, hi) in bounds.items():
-            value = _lookup(base, path)
+            value = lookup(base, path)
             meta = _metadata(base, path)
             if lo > hi:
                 raise ConfigError(f"genome: '{path}': lowest {lo} above highest {hi}")
@@ -126,7 +127,7 @@ class Genome:
         config = config if config is not None else self.base
         values = []
         for gene in self.genes:
-            value = _lookup(config, gene.path)
+            value = lookup(config, gene.path)
             if gene.index is not None:
                 value = value[gene.index]
             if gene.component is not None:
@@ -145,7 +146,7 @@ class Genome:
             if gene.integer:
                 value = int(round(value))
             if gene.path not in fields:
-                fields[gene.path] = _mutable(_lookup(self.base, gene.path))
+                fields[gene.path] = _mutable(lookup(self.base, gene.path))
             slot = fields[gene.path]
             if gene.index is not None and gene.component is not None:
                 slot[gene.index][gene.component] = value
@@ -167,7 +168,7 @@ class Genome:
 
 def _metadata(config: Config, path: str) -> Any:
     section, _, name = path.rpartition(".")
-    owner = _lookup(config, section) if section else config
+    owner = lookup(config, section) if section else config
     for f in dataclasses.fields(owner):
         if f.name == name:
             return f.metadata

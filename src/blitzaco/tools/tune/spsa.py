@@ -45,6 +45,7 @@ from typing import Any
 
 from blitzaco.config import Config, ConfigError, read_toml
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.tools.tune.spec import lookup
 
 __all__ = ["SpsaParam", "SpsaSettings", "load_spsa_spec", "default_spsa_spec_path", "schedule", "run_spsa",
            "config_text"]
@@ -90,13 +91,11 @@ def default_spsa_spec_path() -> Path:
     return Path(str(resources.files("blitzaco.tools.tune").joinpath("spsa_spec.toml")))
 
 
-def _default(path: str) -> Any:
-    node: Any = Config()
-    for part in path.split("."):
-        if not dataclasses.is_dataclass(node) or not hasattr(node, part):
-            raise ConfigError(f"{path}: no such config field")
-        node = getattr(node, part)
-    return node
+def _default(defaults: Config, path: str) -> Any:
+    try:
+        return lookup(defaults, path)
+    except ConfigError:
+        raise ConfigError(f"{path}: no such config field") from None
 
 
 def load_spsa_spec(path: str | Path) -> tuple[list[SpsaParam], SpsaSettings]:
@@ -108,10 +107,11 @@ def load_spsa_spec(path: str | Path) -> tuple[list[SpsaParam], SpsaSettings]:
     if unknown:
         raise ConfigError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}")
     params = []
+    defaults = Config()
     for name, value in data.get("params", {}).items():
         if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, (int, float)) for v in value)):
             raise ConfigError(f"{path}: {name} needs [lowest, highest, step]")
-        default = _default(name)
+        default = _default(defaults, name)
         if isinstance(default, bool) or not isinstance(default, (int, float)):
             raise ConfigError(f"{name} is not a single number")
         lo, hi, step = (float(v) for v in value)
@@ -183,8 +183,9 @@ def run_spsa(
         if state["params"] != names or state["settings"] != dataclasses.asdict(settings):
             raise ValueError(f"{out} is a run of other parameters or settings")
     else:
+        defaults = Config()
         state = {"params": names, "settings": dataclasses.asdict(settings), "iteration": 0,
-                 "theta": [float(_default(name)) for name in names], "results": []}
+                 "theta": [float(_default(defaults, name)) for name in names], "results": []}
     if not openings:
         raise ValueError("no openings")
     limit = MatchLimit.parse(settings.tc)
