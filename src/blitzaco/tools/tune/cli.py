@@ -68,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--generator", type=int, choices=(1, 2), default=None,
                        help="the board the games are played on: 2 the engine's own (the default for a new file), "
                             "1 python-chess's (the files made before 2026-11-28); a continued run keeps its file's")
+    label.add_argument("--evaluator", choices=("auto", "net", "pipe"), default="auto",
+                       help="with --static: net evaluates the network Stockfish exports here (the same numbers as "
+                            "its eval command, checked first, without its trace), pipe asks Stockfish's eval; auto: "
+                            "net where that works")
     label.add_argument("--workers", type=int, default=2, help="games played at once (one Stockfish each)")
     label.add_argument("--seed", type=int, required=True,
                        help="a seed no earlier run used (the shipped net's training record lists the used ones)")
@@ -241,12 +245,13 @@ def main(argv: list[str] | None = None) -> int:
                                stockfish=args.stockfish, max_seconds=60 * args.max_minutes,
                                label="static" if args.static else "search", random_moves=args.random_moves,
                                chess960=args.chess960, children=args.children, idle=args.idle,
-                               generator=args.generator)
+                               generator=args.generator, evaluator=args.evaluator)
         except ValueError as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2
         print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
-              f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}")
+              f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}"
+              + (" (evaluated by Stockfish's exported network)" if figures["net"] else ""))
         return 0
 
     if args.command == "pack":

@@ -31,6 +31,11 @@ Two kinds of label (``label``):
   the cost of an evaluation each instead of a move of the game. A Chess960 position is stored
   without its castling rights (the record keeps standard chess's four; no
   evaluation reads them). Cheap, so regenerated from the seed rather than kept.
+  The evaluations come from Stockfish's own network, exported once a run
+  (``export_net``) and evaluated here a game's positions at a time
+  (:mod:`~blitzaco.tools.tune.stockfish_net`, checked against the ``eval`` command
+  first: the same numbers, so the same file), or, where that network cannot be read
+  (another Stockfish), through the pipe (``evaluator``).
 
 Seeded and resumable: game *i* uses its own random generator (seed and *i*), the
 games are written in their order, and a run that is stopped goes on from the last
@@ -48,11 +53,13 @@ The files (one record a position, and the packed form that is committed) are
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import random
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -77,6 +84,8 @@ from blitzaco.tools.tune.labelfile import (
 )
 from blitzaco.tools.tune.labelgame import GENERATORS, LATEST_GENERATOR, ChessGame, NativeGame
 from blitzaco.tools.tune.sources import tuning_openings
+from blitzaco.tools.tune.stockfish_net import NetMismatch, StockfishNet, record_codes
+from blitzaco.tools.tune.stockfish_net import load as load_stockfish_net
 
 #: A label game's board, either generator's.
 Game = ChessGame | NativeGame
@@ -145,6 +154,10 @@ def known_result(score: Any, result: Any, scale: float = TARGET_SCALE) -> Any:
 
 # ----------------------------------------------------------------------- games
 
+#: Evaluations asked of Stockfish before their answers are read: its traces (about
+#: 3 KB each) must not fill the pipe while the worker is still writing.
+_PIPE_AHEAD = 8
+
 class Stockfish:
     """A UCI engine driven over its pipes, as the label games need it and no more:
     a new game, then the move and the score of a search of so many nodes. Four times
@@ -163,6 +176,7 @@ class Stockfish:
         self._send("setoption name Hash value 16")
         self._chess960 = False
         self._asked: list[bool] = []  # the side to move of each evaluation asked for, not read yet
+        self._answers: list[int] = []  # evaluations read, not given yet
 
     @property
     def pid(self) -> int:
@@ -187,6 +201,8 @@ class Stockfish:
     def new_game(self, chess960: bool = False) -> None:
         """``ucinewgame``: the table cleared, so that a game does not depend on the last;
         ``UCI_Chess960`` set for a Chess960 game."""
+        if self._asked:
+            self._read_evals()
         if chess960 != self._chess960:
             self._send(f"setoption name UCI_Chess960 value {'true' if chess960 else 'false'}")
             self._chess960 = chess960
@@ -202,19 +218,20 @@ class Stockfish:
         self.ask_eval(board)
         return self.evals()[0]
 
-    def ask_eval(self, board: chess.Board | Game) -> None:
+    def ask_eval(self, board: chess.Board | Game, snapshot: Any = None) -> None:
         """Ask for :meth:`static_eval` of *board* without waiting: Stockfish works on
-        it while the caller goes on; :meth:`evals` reads the answers, in order."""
+        it while the caller goes on; :meth:`evals` gives the answers, in order.
+        (*snapshot*: the game's, unused here; :class:`NetEvaluator` reads it.)"""
         game = _game_of(board)
         assert self._process.stdin is not None
         self._process.stdin.write(f"position fen {game.fen()}\neval\n")
         self._asked.append(game.white())
+        if len(self._asked) >= _PIPE_AHEAD:  # a full pipe would stall both sides
+            self._read_evals()
 
-    def evals(self) -> list[int]:
-        """The answers to every :meth:`ask_eval` since the last call, in order."""
+    def _read_evals(self) -> None:
         assert self._process.stdin is not None
         self._process.stdin.flush()
-        values: list[int] = []
         value: int | None = None
         for turn in self._asked:
             for line in self._lines():
@@ -224,9 +241,14 @@ class Stockfish:
                     break
             if value is None:
                 raise ValueError("Stockfish gave no network evaluation")
-            values.append(value if turn else -value)
+            self._answers.append(value if turn else -value)
             value = None
         self._asked = []
+
+    def evals(self) -> list[int]:
+        """The answers to every :meth:`ask_eval` since the last call, in order."""
+        self._read_evals()
+        values, self._answers = self._answers, []
         return values
 
     def play(self, board: chess.Board | Game, nodes: int = 0, depth: int = 0) -> tuple[Any, int | None, bool]:
@@ -235,6 +257,8 @@ class Stockfish:
         mate, from the side to move's view; (None, None, False) when it gives no move.
         The move is the board's kind (a python-chess move, or a code on the engine's
         board)."""
+        if self._asked:  # the evaluations' answers come first in the pipe
+            self._read_evals()
         game = _game_of(board)
         root, moves = game.line()
         where = "startpos" if root == chess.STARTING_FEN else f"fen {root}"
@@ -261,12 +285,52 @@ class Stockfish:
             self._process.kill()
 
 
+class NetEvaluator:
+    """:meth:`Stockfish.ask_eval` and :meth:`Stockfish.evals` answered by Stockfish's
+    own network evaluated here (:mod:`~blitzaco.tools.tune.stockfish_net`), all the
+    positions asked for at once: the same numbers, without Stockfish's trace and
+    the pipe."""
+
+    def __init__(self, net: StockfishNet) -> None:
+        self.net = net
+        self._asked: list[bytes] = []
+
+    def ask_eval(self, board: chess.Board | Game, snapshot: Any = None) -> None:
+        game = _game_of(board)
+        # The record's squares and side to move (its first 33 bytes).
+        self._asked.append(game.record(game.snapshot() if snapshot is None else snapshot, 0, None)[:33])
+
+    def evals(self) -> list[int]:
+        if not self._asked:
+            return []
+        heads = np.frombuffer(b"".join(self._asked), dtype=np.uint8).reshape(-1, 33)
+        self._asked = []
+        return self.net.labels(*record_codes(heads))
+
+
+#: The folders of the networks exported by this process (removed when it ends).
+_NET_FOLDERS: list[tempfile.TemporaryDirectory[str]] = []
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_net(stockfish: str) -> str:
+    """The path of *stockfish*'s network, exported and checked against its ``eval``
+    once per process."""
+    folder = tempfile.TemporaryDirectory(prefix="blitzaco-sfnet-")
+    _NET_FOLDERS.append(folder)
+    return str(load_stockfish_net(stockfish, folder.name)[1])
+
+
 _worker_engine: Stockfish | None = None
+#: What evaluates the static labels' positions: the worker's Stockfish, or its
+#: network read here.
+_worker_evaluator: Stockfish | NetEvaluator | None = None
 
 
-def _start_worker(stockfish: str) -> None:
-    global _worker_engine
+def _start_worker(stockfish: str, net_path: str | None = None) -> None:
+    global _worker_engine, _worker_evaluator
     _worker_engine = Stockfish(stockfish)
+    _worker_evaluator = NetEvaluator(StockfishNet(net_path)) if net_path else _worker_engine
 
 
 def _game_of(board: chess.Board | Game) -> Game:
@@ -307,6 +371,17 @@ def _play(task: _Task) -> list[bytes]:
         game.push(rng.choice(legal))
     kept: list[tuple[Any, int]] = []
     off_line: list[tuple[Any, int]] = []  # children: no game result
+    # Static labels: the positions asked for (on the game's line or not), their
+    # evaluations read once the game is over.
+    evaluator = _worker_evaluator
+    asked: list[tuple[bool, Any]] = []
+
+    def ask(on_line: bool) -> None:
+        assert evaluator is not None
+        snapshot = game.snapshot()
+        evaluator.ask_eval(game, snapshot)
+        asked.append((on_line, snapshot))
+
     extreme = 0
     result = 0.5
     while True:
@@ -318,7 +393,7 @@ def _play(task: _Task) -> list[bytes]:
             break
         if static and rng.random() < task.random_moves:
             if game.ply() >= SKIP_PLIES and game.quiet():
-                kept.append((game.snapshot(), engine.static_eval(game)))
+                ask(True)
             game.push(rng.choice(game.legal()))
             continue
         move, score, mate = engine.play(game, task.nodes)
@@ -333,25 +408,21 @@ def _play(task: _Task) -> list[bytes]:
         else:
             extreme = 0
             if game.ply() >= SKIP_PLIES and static:
-                # Each evaluation is asked for at once and read after the last:
-                # Stockfish evaluates one position while the next is tested.
-                asked = [game.snapshot()] if game.quiet() else []
-                if asked:
-                    engine.ask_eval(game)
-                on_line = len(asked)
+                if game.quiet():
+                    ask(True)
                 others = [other for other in game.legal() if other != move] if task.children else []
                 for other in rng.sample(others, min(task.children, len(others))):
                     game.push(other)
                     if not game.child_over() and game.quiet():
-                        asked.append(game.snapshot())
-                        engine.ask_eval(game)
+                        ask(False)
                     game.pop()
-                values = engine.evals()
-                kept.extend(zip(asked[:on_line], values[:on_line], strict=True))
-                off_line.extend(zip(asked[on_line:], values[on_line:], strict=True))
             elif game.ply() >= SKIP_PLIES and game.quiet_move(move) and game.quiet():
                 kept.append((game.snapshot(), score))
         game.push(move)
+    if asked:
+        assert evaluator is not None
+        for (on_line, snapshot), value in zip(asked, evaluator.evals(), strict=True):
+            (kept if on_line else off_line).append((snapshot, value))
     return ([game.record(position, score, result) for position, score in kept]
             + [game.record(position, score, None) for position, score in off_line])
 
@@ -372,6 +443,7 @@ def generate(
     children: int = 0,
     idle: bool = False,
     generator: int | None = None,
+    evaluator: str = "auto",
 ) -> dict[str, float]:
     """Add labelled positions to *out* until it holds *positions* (or more: whole
     games are kept), or until *max_seconds* have passed (0: no limit; the games under
@@ -383,11 +455,18 @@ def generate(
     *generator*: the board the games are played on (:mod:`~blitzaco.tools.tune.labelgame`:
     1 python-chess's, 2 the engine's); default: the file's when a run is continued
     (1 for a file that names none), else :data:`~blitzaco.tools.tune.labelgame.LATEST_GENERATOR`.
-    Returns the run's figures: games, positions, seconds, positions per hour."""
+    *evaluator* (static labels): ``pipe`` asks Stockfish's ``eval`` command, ``net``
+    evaluates the network Stockfish exports here (:class:`NetEvaluator`: the same
+    numbers, checked against Stockfish's on 200 positions first), ``auto`` the
+    network where that works, else the pipe; the run's figures say which (``net``
+    1 or 0). Returns the run's figures: games, positions, seconds, positions per
+    hour."""
     if label not in ("search", "static"):
         raise ValueError(f"unknown label kind {label!r} (search or static)")
     if label == "search" and (random_moves or chess960 or children):
         raise ValueError("random moves, Chess960 games and children are for static labels")
+    if evaluator not in ("auto", "net", "pipe"):
+        raise ValueError(f"unknown evaluator {evaluator!r} (auto, net or pipe)")
     if generator is not None and generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator} ({', '.join(map(str, GENERATORS))})")
     if idle:
@@ -428,9 +507,18 @@ def generate(
     def out_of_time() -> bool:
         return max_seconds > 0 and time.perf_counter() - started >= max_seconds
 
+    net_path: str | None = None
+    if label == "static" and evaluator != "pipe":
+        try:
+            net_path = _checked_net(stockfish)
+        except NetMismatch as error:
+            if evaluator == "net":
+                raise
+            print(f"the static labels come through Stockfish's pipe: {error}")
     context = multiprocessing.get_context("spawn")
     index = first_game
-    with context.Pool(workers, initializer=_start_worker, initargs=(stockfish,)) as pool, open(out, "ab") as handle:
+    with context.Pool(workers, initializer=_start_worker, initargs=(stockfish, net_path)) as pool, \
+            open(out, "ab") as handle:
         while state["positions"] < positions and not out_of_time():
             # A few games per worker at a time, written in their order (imap).
             batch = [_Task(i, seed, nodes, fens[i % len(fens)], label, random_moves, chess960, children,
@@ -457,4 +545,5 @@ def generate(
         "total": state["positions"],
         "seconds": seconds,
         "per_hour": made / seconds * 3600 if seconds > 0 else 0.0,
+        "net": 1.0 if net_path else 0.0,
     }
