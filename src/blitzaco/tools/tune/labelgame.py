@@ -64,7 +64,7 @@ class ChessGame:
     def legal(self) -> list[Any]:
         return list(self.board.legal_moves)
 
-    def push(self, move: Any) -> None:
+    def push(self, move: Any, on_line: bool = True) -> None:
         self.board.push(move)
 
     def pop(self) -> None:
@@ -152,11 +152,14 @@ class NativeGame:
             self._legal = legal_codes(self.board)
         return self._legal
 
-    def push(self, move: int) -> None:
+    def push(self, move: int, on_line: bool = True) -> None:
+        """Play *move*; *on_line* False for a move that is taken back before the
+        game goes on (a child's): Stockfish is never sent a line through it, so no
+        FEN is made for it."""
         self._moves.append(self.uci(move))
         self.board.make(move)
         self._legal = None
-        if self.board.halfmove == 0:
+        if on_line and self.board.halfmove == 0:
             self._anchors.append((self.fen(), len(self._moves)))
 
     def pop(self) -> None:

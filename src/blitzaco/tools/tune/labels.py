@@ -412,7 +412,7 @@ def _play(task: _Task) -> list[bytes]:
                     ask(True)
                 others = [other for other in game.legal() if other != move] if task.children else []
                 for other in rng.sample(others, min(task.children, len(others))):
-                    game.push(other)
+                    game.push(other, on_line=False)
                     if not game.child_over() and game.quiet():
                         ask(False)
                     game.pop()

@@ -54,6 +54,9 @@ _PSQT_BUCKETS = 8
 _STACKS = 8
 _FC0, _FC1 = 16, 32
 _PIECE_KINDS = 11 * 64
+#: A position that differs from the one before it on more squares than this is
+#: summed from scratch rather than updated.
+_UPDATE_SQUARES = 6
 #: The ``eval`` command's centipawn scale (Stockfish 15.1's pawn normalisation).
 _PAWN = 361
 
@@ -156,6 +159,74 @@ class StockfishNet:
         if at != len(data):
             raise NetMismatch(f"{path}: {len(data) - at} bytes after the network")
 
+    def _accumulate(self, codes: np.ndarray, view: int, king: np.ndarray, bucket: np.ndarray,
+                    orient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One side's 1,024 sums (int16) and material buckets of each position, as
+        Stockfish keeps them: a position whose king (this side's) stands where the
+        previous one's did and which differs from it on a few squares is the previous
+        one's sums updated by those squares' features; the others are summed from
+        scratch. (The label positions come in runs of a game position and its
+        children, a move apart.) The sums wrap as Stockfish's int16 do, so updating
+        and summing afresh give the same numbers."""
+        count = len(codes)
+
+        def features(rows: np.ndarray, squares: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+            at = king[rows]
+            kind = (pieces & 7) - 1
+            other = (pieces >> 3 != view).astype(np.int64)
+            found = (squares ^ orient[at]) + np.where(kind == 5, 10, 2 * kind + other) * 64 + bucket[at]
+            return np.where(pieces != 0, found, _FEATURES)  # an empty square: the zero row
+
+        def gather(added: np.ndarray, removed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+            """The sums of the rows of features *added*, less those *removed*."""
+            total = np.zeros((len(added), _HALF), np.int16)
+            material = np.zeros((len(added), _PSQT_BUCKETS), np.int64)
+            for slot in added.T:
+                total += self.weights[slot]
+                material += self.psqt[slot]
+            for slot in (removed.T if removed is not None else ()):
+                total -= self.weights[slot]
+                material -= self.psqt[slot]
+            return total, material
+
+        def padded(rows: np.ndarray, values: np.ndarray, height: int) -> np.ndarray:
+            """The *values* of each row (of *height*) side by side, padded with the
+            zero feature; *rows* ascending."""
+            column = np.arange(len(rows)) - np.searchsorted(rows, rows)
+            table = np.full((height, int(column.max(initial=-1)) + 1), _FEATURES)
+            table[rows, column] = values
+            return table
+
+        changed = np.zeros((count, 64), bool)
+        changed[1:] = codes[1:] != codes[:-1]
+        fresh = np.ones(count, bool)
+        fresh[1:] = (king[1:] != king[:-1]) | (changed[1:].sum(axis=1) > _UPDATE_SQUARES)
+        steps = np.zeros((count, _HALF), np.int16)
+        step_material = np.zeros((count, _PSQT_BUCKETS), np.int64)
+        # From scratch: every piece, plus the biases.
+        anew = np.flatnonzero(fresh)
+        rows, squares = np.nonzero(codes[anew])
+        table = padded(rows, features(anew[rows], squares, codes[anew][rows, squares]), len(anew))
+        total, material = gather(table)
+        steps[anew] = total + self.biases
+        step_material[anew] = material
+        # Updates: the features of the squares that changed, added and taken away.
+        update = np.flatnonzero(~fresh)
+        if len(update):
+            rows, squares = np.nonzero(changed[update])
+            where = update[rows]
+            added = padded(rows, features(where, squares, codes[where, squares]), len(update))
+            removed = padded(rows, features(where, squares, codes[where - 1, squares]), len(update))
+            steps[update], step_material[update] = gather(added, removed)
+        # Each position: the running sum since its run's first (fresh) position.
+        running = np.cumsum(steps, axis=0, dtype=np.int16)
+        running_material = np.cumsum(step_material, axis=0)
+        start = np.maximum.accumulate(np.where(fresh, np.arange(count), 0))
+        before = start - 1
+        base = np.where((before >= 0)[:, None], running[np.maximum(before, 0)], 0).astype(np.int16)
+        base_material = np.where((before >= 0)[:, None], running_material[np.maximum(before, 0)], 0)
+        return running - base, running_material - base_material
+
     def internal(self, codes: np.ndarray, white: np.ndarray) -> np.ndarray:
         """Stockfish's ``NNUE::evaluate`` (internal units, the side to move's view)
         of each position: *codes* (n x 64, A1 first) holds each square's piece as
@@ -164,29 +235,14 @@ class StockfishNet:
         codes = np.asarray(codes, dtype=np.int64)
         white = np.asarray(white, dtype=bool)
         count = len(codes)
-        rows, squares = np.nonzero(codes)
-        pieces = codes[rows, squares]
-        kind = (pieces & 7) - 1
-        black = pieces >> 3
-        # Each position's pieces in a row of their own, padded with the zero feature.
-        column = np.arange(len(rows)) - np.searchsorted(rows, rows)
-        width = int(column.max()) + 1
-        king_white = np.argmax(codes == chess.KING, axis=1)
-        king_black = np.argmax(codes == chess.KING + 8, axis=1)
         sums = []
         materials = []
-        for view, kings, bucket, orient in ((0, king_white, _BUCKET_WHITE, _ORIENT_WHITE),
-                                            (1, king_black, _BUCKET_BLACK, _ORIENT_BLACK)):
-            king = kings[rows]
-            other = (black != view).astype(np.int64)
-            piece_kind = np.where(kind == 5, 10, 2 * kind + other) * 64
-            features = np.full((count, width), _FEATURES)
-            features[rows, column] = (squares ^ orient[king]) + piece_kind + bucket[king]
-            total = np.tile(self.biases, (count, 1))
-            for slot in range(width):  # int16 sums wrap as Stockfish's do
-                total += self.weights[features[:, slot]]
+        for view, piece, bucket, orient in ((0, chess.KING, _BUCKET_WHITE, _ORIENT_WHITE),
+                                            (1, chess.KING + 8, _BUCKET_BLACK, _ORIENT_BLACK)):
+            king = np.argmax(codes == piece, axis=1)
+            total, material = self._accumulate(codes, view, king, bucket, orient)
             sums.append(total.astype(np.int32))
-            materials.append(self.psqt[features].sum(axis=1))
+            materials.append(material)
         mover = np.where(white[:, None], sums[0], sums[1])
         waiting = np.where(white[:, None], sums[1], sums[0])
         halves = []
@@ -194,7 +250,7 @@ class StockfishNet:
             clamped = np.clip(side, 0, 127)
             halves.append(clamped[:, :_HALF // 2] * clamped[:, _HALF // 2:] // 128)
         inputs = np.concatenate(halves, axis=1).astype(np.float64)
-        stack = (np.bincount(rows, minlength=count) - 1) // 4
+        stack = (np.count_nonzero(codes, axis=1) - 1) // 4
         white_material, black_material = (side[np.arange(count), stack] for side in materials)
         material = _div(np.where(white, white_material - black_material, black_material - white_material), 2)
         positional = np.zeros(count, np.int64)
