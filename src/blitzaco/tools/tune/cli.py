@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{figures['positions']:.0f} positions from {figures['games']:.0f} games in {figures['seconds']:.0f} s "
               f"({figures['per_hour']:,.0f} per hour); {args.out} holds {figures['total']:.0f}"
-              + (" (evaluated by Stockfish's exported network)" if figures["net"] else ""))
+              + (" (evaluated by Stockfish's exported network)" if figures.get("net") else ""))
         return 0
 
     if args.command == "pack":
