@@ -160,6 +160,7 @@ def known_result(score: Any, result: Any, scale: float = TARGET_SCALE) -> Any:
 #: 3 KB each) must not fill the pipe while the worker is still writing.
 _PIPE_AHEAD = 8
 
+
 class Stockfish:
     """A UCI engine driven over its pipes, as the label games need it and no more:
     a new game, then the move and the score of a search of so many nodes. Four times
@@ -299,15 +300,13 @@ class NetEvaluator:
 
     def ask_eval(self, board: chess.Board | Game, snapshot: Any = None) -> None:
         game = _game_of(board)
-        # The record's squares and side to move (its first 33 bytes).
-        self._asked.append(game.record(game.snapshot() if snapshot is None else snapshot, 0, None)[:33])
+        self._asked.append(game.record(game.snapshot() if snapshot is None else snapshot, 0, None))
 
     def evals(self) -> list[int]:
         if not self._asked:
             return []
-        heads = np.frombuffer(b"".join(self._asked), dtype=np.uint8).reshape(-1, 33)
-        self._asked = []
-        return self.net.labels(*record_codes(heads))
+        asked, self._asked = self._asked, []
+        return self.net.labels(*record_codes(asked))
 
 
 #: The folders of the networks exported by this process (removed when it ends).

@@ -10,8 +10,8 @@ or kept in the repository) evaluated with numpy in one batch per call, integer f
 integer as Stockfish's own scalar code does it; :func:`check` holds every answer
 against Stockfish's before a run uses it.
 
-Written from the network's published description (the file's layout, the
-HalfKAv2_hm input features, Stockfish 15.1's layer shapes), not from its code:
+Our own code, written after reading how Stockfish 15.1's sources define the network
+(none of them copied; the network itself comes from the user's Stockfish):
 
 * the file: a header (version, hash, description), then the feature transformer
   (hash, 1,024 int16 biases, 22,528 x 1,024 int16 weights, 22,528 x 8 int32
@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import random
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import chess
 import numpy as np
+
+from blitzaco.tools.tune.labelfile import encode
 
 __all__ = ["StockfishNet", "NetMismatch", "export", "check", "load", "record_codes", "board_codes"]
 
@@ -219,13 +220,14 @@ class StockfishNet:
             removed = padded(rows, features(where, squares, codes[where - 1, squares]), len(update))
             steps[update], step_material[update] = gather(added, removed)
         # Each position: the running sum since its run's first (fresh) position.
-        running = np.cumsum(steps, axis=0, dtype=np.int16)
-        running_material = np.cumsum(step_material, axis=0)
+        # Each position: the running sum less the one before its run's first (fresh)
+        # position; the sums start with a row of zeros for the first run.
+        running = np.zeros((count + 1, _HALF), np.int16)
+        np.cumsum(steps, axis=0, dtype=np.int16, out=running[1:])
+        running_material = np.zeros((count + 1, _PSQT_BUCKETS), np.int64)
+        np.cumsum(step_material, axis=0, out=running_material[1:])
         start = np.maximum.accumulate(np.where(fresh, np.arange(count), 0))
-        before = start - 1
-        base = np.where((before >= 0)[:, None], running[np.maximum(before, 0)], 0).astype(np.int16)
-        base_material = np.where((before >= 0)[:, None], running_material[np.maximum(before, 0)], 0)
-        return running - base, running_material - base_material
+        return running[1:] - running[start], running_material[1:] - running_material[start]
 
     def internal(self, codes: np.ndarray, white: np.ndarray) -> np.ndarray:
         """Stockfish's ``NNUE::evaluate`` (internal units, the side to move's view)
@@ -279,10 +281,12 @@ class StockfishNet:
         return values
 
 
-def record_codes(heads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The :meth:`StockfishNet.internal` arrays of label records' first 33 bytes
-    (n x 33: the squares two a byte, the lower nibble first, then the flags whose
-    lowest bit is White to move)."""
+def record_codes(records: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """The :meth:`StockfishNet.internal` arrays of label records
+    (:mod:`~blitzaco.tools.tune.labelfile`'s, all of one length; only their first 33
+    bytes are read: the squares two a byte, the lower nibble first, then the flags
+    whose lowest bit is White to move)."""
+    heads = np.frombuffer(b"".join(records), dtype=np.uint8).reshape(len(records), -1)
     codes = np.empty((len(heads), 64), dtype=np.int64)
     codes[:, 0::2] = heads[:, :32] & 15
     codes[:, 1::2] = heads[:, :32] >> 4
@@ -318,11 +322,7 @@ def sample_positions(count: int, seed: int = 0) -> list[chess.Board]:
 
 def board_codes(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray]:
     """The :meth:`StockfishNet.internal` arrays of python-chess boards."""
-    codes = np.zeros((len(boards), 64), np.int64)
-    for row, board in enumerate(boards):
-        for square, piece in board.piece_map().items():
-            codes[row, square] = piece.piece_type + (0 if piece.color else 8)
-    return codes, np.array([board.turn for board in boards])
+    return record_codes([encode(board, 0, None) for board in boards])
 
 
 def check(net: StockfishNet, stockfish: str, count: int = 200, seed: int = 0) -> int:
@@ -334,10 +334,7 @@ def check(net: StockfishNet, stockfish: str, count: int = 200, seed: int = 0) ->
     boards = sample_positions(count, seed)
     engine = Stockfish(stockfish)
     try:
-        piped = []
-        for board in boards:
-            engine.ask_eval(board)
-            piped.extend(engine.evals())
+        piped = [engine.static_eval(board) for board in boards]
     finally:
         engine.quit()
     ours = net.labels(*board_codes(boards))
@@ -347,12 +344,10 @@ def check(net: StockfishNet, stockfish: str, count: int = 200, seed: int = 0) ->
     return len(boards)
 
 
-def load(stockfish: str, folder: str | Path | None = None) -> tuple[StockfishNet, Path]:
-    """Export *stockfish*'s network into *folder* (default: a new temporary one),
-    read it and :func:`check` it. Returns the network and the file's path."""
-    folder = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="blitzaco-sfnet-"))
-    path = export(stockfish, folder / "stockfish.nnue")
+def load(stockfish: str, folder: str | Path) -> tuple[StockfishNet, Path]:
+    """Export *stockfish*'s network into *folder*, read it and :func:`check` it.
+    Returns the network and the file's path."""
+    path = export(stockfish, Path(folder) / "stockfish.nnue")
     net = StockfishNet(path)
     check(net, stockfish)
     return net, path
-
