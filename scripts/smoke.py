@@ -2,11 +2,12 @@
 """Smoke-test a built engine as a GUI would use it: the release workflow runs it on
 every wheel and binary it builds, and it runs here on the Linux ones.
 
-    python scripts/smoke.py --bench 748244 --compiled blitzaco
-    python scripts/smoke.py --bench 748244 --compiled dist/blitzaco
+    python scripts/smoke.py --bench N --compiled blitzaco
+    python scripts/smoke.py --bench N --compiled dist/blitzaco
     python scripts/smoke.py python -m blitzaco
 
-ENGINE, last, is the command that starts the engine (its arguments after it). Checked, in
+N is the bench signature, the number in the ``Bench:`` line of the commit's
+message. ENGINE, last, is the command that starts the engine (its arguments after it). Checked, in
 order: ``--version`` names BlitzACO (and says "compiled" with ``--compiled``);
 ``uci`` answers ``uciok`` with the engine's id, ``isready`` ``readyok``; six moves
 of a game under a clock (5 s + 0.1 s a side) are legal and each within the time

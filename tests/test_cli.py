@@ -33,8 +33,8 @@ def test_version_says_whether_the_build_is_compiled() -> None:
     from blitzaco.board import INTERPRETED
 
     out = _run([*ENGINE_COMMAND, "--version"]).stdout.strip()
-    assert out.endswith("(interpreted: install with a C compiler for the compiled build)" if INTERPRETED
-                        else "(compiled)"), out
+    interpreted = "(interpreted: install with a C compiler, or the release's wheel, for the compiled build)"
+    assert out.endswith(interpreted if INTERPRETED else "(compiled)"), out
 
 
 def test_bench_prints_a_deterministic_node_count_last() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from uci_driver import DATA, UciProcess, descendants, process_alive
+from uci_driver import DATA, UciProcess, bench_signature, descendants, process_alive
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,7 +50,8 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     # The search compiled (setup.py, mypyc) where this machine can compile it, else pure.
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
-    if importlib.util.find_spec("mypyc") is not None and compiler:
+    compiled = importlib.util.find_spec("mypyc") is not None and bool(compiler)
+    if compiled:
         assert f"blitzaco/search{suffix}" in listing and "blitzaco.search" not in listing
         assert any(name.endswith(f"__mypyc{suffix}") for name in listing)
     else:
@@ -164,3 +165,13 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     process.stdin.write("quit\n")
     process.stdin.flush()
     assert process.wait(timeout=10) == 0
+
+    # The release's smoke test, as the workflow runs it on every binary it builds:
+    # --version, uci, a game under a clock, go depth, quit, bench equal to the signature.
+    smoke = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "smoke.py"), "--bench", str(bench_signature()),
+         *(["--compiled"] if compiled else []), str(binary)],
+        capture_output=True, text=True, cwd=workdir, timeout=900,
+    )
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    assert "smoke: passed" in smoke.stdout

@@ -22,6 +22,7 @@ import chess
 import chess.engine
 import pytest
 from script_loader import load_script
+from uci_driver import bench_signature
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,6 +178,7 @@ def test_pure_on_request(tmp_path: Path) -> None:
     # It says so to the GUI, with the factor and how to get the compiled build.
     said = _handshake(site)
     assert "info string interpreted build: it searches about" in said and "pip install ." in said
+    assert "release's compiled wheel or binary" in said
 
 
 def _handshake(site: Path) -> str:
@@ -250,14 +252,6 @@ def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> 
     assert "aspiration_window = 42" in again.stdout
 
 
-def _signature() -> int:
-    """The bench signature the ledger's table gives as current (its bold row)."""
-    table = (ROOT / "docs" / "MEASUREMENTS.md").read_text()
-    match = re.search(r"^\| \*\*(\d+)\*\* \|", table, re.MULTILINE)
-    assert match, "the ledger's bench table has no current (bold) signature"
-    return int(match.group(1))
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auditwheel repairs Linux wheels")
 def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) -> None:
     """scripts/build_wheel.py's wheel (compiled, repaired by auditwheel to a manylinux
@@ -289,7 +283,7 @@ def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) 
                            capture_output=True, text=True, env=bare, cwd=tmp_path, check=True, timeout=120)
     assert where.stdout.strip().startswith(str(env_dir)) and where.stdout.strip().endswith(EXTENSION)
     smoke = subprocess.run([str(bin_dir / "python"), str(ROOT / "scripts" / "smoke.py"), "--bench",
-                            str(_signature()), "--compiled", str(bin_dir / "blitzaco")],
+                            str(bench_signature()), "--compiled", str(bin_dir / "blitzaco")],
                            capture_output=True, text=True, env=bare, cwd=tmp_path, timeout=900)
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert "(compiled)" in smoke.stdout and "smoke: passed" in smoke.stdout

@@ -39,5 +39,5 @@ def test_every_build_is_smoke_tested_compiled_against_the_signature() -> None:
     assert all("--compiled" in line for line in text.splitlines() if "scripts/smoke.py --bench" in line)
     assert "Bench: " in text and "needs.signature.outputs.bench" in text
     matrices = re.findall(r"^\s+os: \[(.*)\]$", text, re.MULTILINE)  # the wheels' and the binaries'
-    systems = {"ubuntu-latest", "ubuntu-24.04-arm", "windows-latest", "macos-13", "macos-14"}
+    systems = {"ubuntu-latest", "ubuntu-24.04-arm", "windows-latest", "windows-11-arm", "macos-15-intel", "macos-14"}
     assert len(matrices) == 2 and all({name.strip() for name in row.split(",")} == systems for row in matrices)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -19,6 +20,14 @@ from pathlib import Path
 
 ENGINE_COMMAND = [sys.executable, "-m", "blitzaco"]
 DATA = Path(__file__).parent / "data"
+LEDGER = Path(__file__).resolve().parent.parent / "docs" / "MEASUREMENTS.md"
+
+
+def bench_signature() -> int:
+    """The bench signature the ledger's table gives as current (its bold row)."""
+    match = re.search(r"^\| \*\*(\d+)\*\* \|", LEDGER.read_text(), re.MULTILINE)
+    assert match, "the ledger's bench table has no current (bold) signature"
+    return int(match.group(1))
 
 
 class UciProcess:

@@ -24,7 +24,9 @@ class _Version(argparse.Action):
                  option_string: str | None = None) -> None:
         from blitzaco.board import INTERPRETED
 
-        build = "interpreted: install with a C compiler for the compiled build" if INTERPRETED else "compiled"
+        build = "compiled"
+        if INTERPRETED:
+            build = "interpreted: install with a C compiler, or the release's wheel, for the compiled build"
         print(f"{ENGINE_NAME} {__version__} ({build})")
         parser.exit()
 

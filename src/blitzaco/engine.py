@@ -390,7 +390,7 @@ class Engine:
             return None
         return (f"interpreted build: it searches about {INTERPRETED_SLOWDOWN} times fewer nodes a second than the "
                 "compiled one; for that, install with a C compiler: python -m pip install . (not -e, without "
-                "BLITZACO_PURE=1)")
+                "BLITZACO_PURE=1), or without one the release's compiled wheel or binary (docs/release.md)")
 
     @property
     def spectral_message(self) -> str | None:
