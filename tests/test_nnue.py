@@ -415,7 +415,7 @@ def test_a_missing_or_corrupt_network_is_reported_and_the_engine_plays_on(tmp_pa
     for file in (bad, tmp_path / "missing.bin"):
         config_file = tmp_path / "nn.toml"
         config_file.write_text(f'[eval.nn]\nenabled = true\nfile = "{file}"\n')
-        engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+        engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=120)
         try:
             engine.configure({"ConfigFile": str(config_file), "OwnBook": False})
             result = engine.play(chess.Board(), chess.engine.Limit(depth=3), info=chess.engine.INFO_ALL)
@@ -439,7 +439,7 @@ def _network_config_file(tmp_path: Path) -> Path:
 
 def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
     config_file = _network_config_file(tmp_path)
-    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=120)
     try:
         engine.configure({"ConfigFile": str(config_file), "OwnBook": False})
         board = chess.Board(FENS[1])
@@ -450,7 +450,7 @@ def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
         assert first["score"] == second["score"] and first["pv"] == second["pv"]  # deterministic
     finally:
         engine.quit()
-    plain = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    plain = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=120)
     try:
         plain.configure({"OwnBook": False})
         without = plain.analyse(board, chess.engine.Limit(nodes=3000))
@@ -603,7 +603,7 @@ def test_helper_processes_search_with_the_network_too(tmp_path: Path) -> None:
     """With Threads 2 the helper's positions carry the accumulator (a helper that
     evaluated without it would fill the shared table with garbage scores)."""
     config_file = _network_config_file(tmp_path)
-    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND)
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, timeout=120)
     try:
         engine.configure({"ConfigFile": str(config_file), "OwnBook": False, "Threads": 2})
         board = chess.Board(FENS[1])

@@ -127,7 +127,9 @@ def stockfish_name(binary: str | None = None) -> str | None:
     if binary is None:
         return None
     try:
-        engine = chess.engine.SimpleEngine.popen_uci(binary)
+        # A generous wait: on a busy machine (a label run idle-class beside a match)
+        # Stockfish's first answer can take seconds, and its name would be lost.
+        engine = chess.engine.SimpleEngine.popen_uci(binary, timeout=120)
     except (OSError, chess.engine.EngineError):
         return None
     try:
