@@ -219,9 +219,9 @@ class StockfishNet:
             added = padded(rows, features(where, squares, codes[where, squares]), len(update))
             removed = padded(rows, features(where, squares, codes[where - 1, squares]), len(update))
             steps[update], step_material[update] = gather(added, removed)
-        # Each position: the running sum since its run's first (fresh) position.
-        # Each position: the running sum less the one before its run's first (fresh)
-        # position; the sums start with a row of zeros for the first run.
+        # Each position: the running sum since its run's first (fresh) position, as
+        # the running sum less the one before that position (the sums start with a
+        # row of zeros, the one before the first position).
         running = np.zeros((count + 1, _HALF), np.int16)
         np.cumsum(steps, axis=0, dtype=np.int16, out=running[1:])
         running_material = np.zeros((count + 1, _PSQT_BUCKETS), np.int64)
