@@ -68,6 +68,25 @@ def _bench_nodes(site: Path | None, depth: int, config: Path | None = None) -> i
     return int(match.group(1))
 
 
+def _game_nodes(site: Path | None, config: Path, moves: int = 6) -> list[int]:
+    """The nodes of each search of one game from the start, each to depth 5, every
+    move the engine's own, in one engine (what it keeps from move to move counts)."""
+    code = (
+        "import chess\n"
+        "from blitzaco.config import load_config\n"
+        "from blitzaco.engine import Engine\n"
+        "from blitzaco.timeman import Limits\n"
+        f"engine = Engine(load_config({str(config)!r}))\n"
+        "engine.set_option('own_book', False)\n"
+        "board = chess.Board()\n"
+        f"for _ in range({moves}):\n"
+        "    result = engine.think(board, Limits(depth=5))\n"
+        "    print(result.nodes)\n"
+        "    board.push(result.move)\n"
+    )
+    return [int(word) for word in _run(site, "-c", code).split()]
+
+
 def _play(site: Path) -> None:
     """Drive the built engine through a UCI client: a few searched moves."""
     env = {**os.environ, "PYTHONPATH": str(site)}
@@ -117,6 +136,11 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         switched = tmp_path / f"{name}.toml"
         switched.write_text(text)
         assert _bench_nodes(site, depth, switched) == _bench_nodes(None, depth, switched) != _bench_nodes(site, depth)
+    # A game's searches with their memory kept from move to move: the same trees.
+    kept = tmp_path / "keep.toml"
+    kept.write_text("[search]\nkeep_memory = true\ncorrection_history = true\ncontinuation_history = true\n"
+                    "capture_history = true\n")
+    assert _game_nodes(site, kept) == _game_nodes(None, kept)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft
     _play(site)

@@ -33,6 +33,7 @@ from blitzaco.search import (
     Bound,
     PvLine,
     Search,
+    SearchMemory,
     SearchParams,
     SearchPlan,
     mate_in,
@@ -187,6 +188,65 @@ def test_correction_history_learns_within_its_limit() -> None:
     for _ in range(400):
         search._correct(index, -500, 20)
     assert search.correction[index] == -limit
+
+
+#: The game's memory kept across its searches, with correction history to carry.
+KEEP = {"search": {"keep_memory": True, "correction_history": True}}
+
+
+def _two_moves(engine: Engine) -> tuple[int, int]:
+    """The nodes of two searches of one game to depth 7: the Italian, then the
+    position after the move the first chose."""
+    board = chess.Board(ITALIAN)
+    first = engine.think(board, Limits(depth=7))
+    board.push(first.move)
+    return first.nodes, engine.think(board, Limits(depth=7)).nodes
+
+
+def test_keep_memory_starts_each_search_from_what_the_game_learnt() -> None:
+    """[search] keep_memory (off by default): a game's first search is the same with
+    it or without it, its second differs (it starts from the first's history and
+    corrections, not empty); ucinewgame, Clear Hash and new settings empty the
+    memory (the same two trees again); the mates are still found. Without it the
+    engine keeps none."""
+    kept = searching_engine(config_from_dict(KEEP))
+    fresh = searching_engine(config_from_dict({"search": {"correction_history": True}}))
+    assert fresh.search_memory() is None
+    first, second = _two_moves(kept)
+    fresh_first, fresh_second = _two_moves(fresh)
+    assert first == fresh_first and second != fresh_second
+    memory = kept.search_memory()
+    assert memory is not None and any(memory.ordering.history) and any(memory.correction)
+    assert kept.search_memory() is memory
+    for empty in (kept.new_game, kept.clear_hash, lambda: kept.set_config(config_from_dict(KEEP))):
+        empty()
+        assert _two_moves(kept) == (first, second)
+        assert kept.search_memory() is not memory
+        memory = kept.search_memory()
+    _finds_the_mates(kept)
+
+
+def test_a_kept_memory_loses_its_killers_and_fits_its_settings() -> None:
+    """A search handed a memory starts without the last search's killers (their plies
+    were that tree's) but with its history; a memory made for other [search]
+    settings is refused."""
+    board = chess.Board(ITALIAN)
+    config = config_from_dict(KEEP)
+    memory = SearchMemory(config.search)
+    static = StaticEval(config, Trails(config.pheromone))
+
+    def search(settings: SearchConfig) -> Search:
+        return Search(board, SearchPlan(static, TranspositionTable(1), settings,
+                                        SearchControl(Limits(depth=6), None), list(board.legal_moves), memory=memory))
+
+    for _ in search(config.search).iterate(6):
+        pass
+    assert any(memory.ordering.killers) and any(memory.ordering.history)
+    history = list(memory.ordering.history)
+    search(config.search)
+    assert not any(memory.ordering.killers) and list(memory.ordering.history) == history
+    with pytest.raises(ValueError, match="other"):
+        search(dataclasses.replace(config.search, history=False))
 
 
 #: Singular extensions on, tested from depth 4 so that shallow test searches meet them.

@@ -426,9 +426,16 @@ class SearchConfig:
         "Correction history: the static evaluation (search and quiescence) is corrected by what earlier searches "
         "of this search found for positions with the same pawns and side to move: after a node whose best move is "
         "quiet and whose score says more than its static evaluation did, the difference (weighted by depth) joins "
-        "a running mean kept per pawn structure, bounded by correction_limit."
+        "a running mean kept per pawn structure, bounded by correction_limit (across the game's moves with "
+        "keep_memory)."
     )
     correction_limit: int = _param("Largest correction of the static evaluation (centipawns).", lo=0, hi=10000)
+    keep_memory: bool = _param(
+        "Keep the search's memory across a game's moves: the history tables, counter-moves and correction "
+        "history (not the killers) learnt by one move's search start the next one, as Stockfish keeps them, "
+        "until ucinewgame, Clear Hash or new settings empty them. Off: every search starts empty. The helper "
+        "processes (Threads > 1) start empty either way."
+    )
     see_pruning: bool = _param(
         "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
         "loses more than see_capture_margin per ply (a capture) or see_quiet_margin per ply squared (a quiet "

@@ -30,6 +30,7 @@ from blitzaco.pheromone import Trails, bundled_memory
 from blitzaco.probe import Probe
 from blitzaco.search import (
     Bound,
+    SearchMemory,
     mate_in,
 )
 from blitzaco.static_eval import StaticEval
@@ -78,6 +79,8 @@ class Engine:
         self._level_static: StaticEval | None = None
         # The strength levels' draws (seeded: the same game replays the same way).
         self.level_rng = random.Random(0x5EED)
+        # What the game's searches learnt (with [search] keep_memory; see search_memory).
+        self._memory: SearchMemory | None = None
         # The clock of the search under way (or the last one) and its thread (go).
         self._control: SearchControl | None = None
         self._thread: threading.Thread | None = None
@@ -179,11 +182,23 @@ class Engine:
         self._clear_table()
 
     def _clear_table(self) -> None:
-        """Empty the table; the helpers first leave their search (so that none writes
-        into the emptied table)."""
+        """Empty the table and the searches' memory; the helpers first leave their
+        search (so that none writes into the emptied table)."""
         if self.pool is not None:
             self.pool.wait_idle()
         self.tt.clear()
+        self._memory = None
+
+    def search_memory(self) -> SearchMemory | None:
+        """The memory this game's searches learn into, with ``[search] keep_memory``
+        (made when first asked for; emptied with the table), else None: each search
+        makes its own."""
+        settings = self.config.search
+        if not settings.keep_memory:
+            return None
+        if self._memory is None or self._memory.config != settings:
+            self._memory = SearchMemory(settings)
+        return self._memory
 
     def _set_threads(self, threads: int) -> str:
         """Start the helper processes for *threads* (none for 1), with a shared table

@@ -300,7 +300,8 @@ def pick(out: vec[i64], index: i64, end: i64) -> i64:
 
 @final
 class OrderingMemory:
-    """Killers, counter-moves and history for one search: ``killers[2 * ply]`` and
+    """Killers, counter-moves and history of a search (or of a game's searches, see
+    :class:`blitzaco.search.SearchMemory`): ``killers[2 * ply]`` and
     ``[2 * ply + 1]``, ``counters[previous & 4095]``, ``history[side << 12 | from <<
     6 | to]``; and each ply's quiet moves searched so far (``tried[ply * MAX_MOVES
     + i]``), which a cutoff's reward lowers. With a switch off, its table stays empty."""
@@ -332,6 +333,13 @@ class OrderingMemory:
         self.use_history = history
         self.use_continuation = continuation
         self.use_captures = captures
+
+    def forget_killers(self) -> None:
+        """Empty the killers, before a search that keeps the rest of this memory: a
+        killer's ply belongs to the tree of the search that found it."""
+        killers = self.killers
+        for i in range(len(killers)):
+            killers[i] = 0
 
     def killer(self, ply: i64, which: i64) -> i64:
         """Killer *which* (0 or 1) of *ply*, or 0."""

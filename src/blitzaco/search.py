@@ -88,8 +88,8 @@ if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see boa
 __all__ = [
     "MATE", "MATE_BOUND", "TB_WIN", "TB_BOUND", "MAX_PLY", "MAX_DEPTH", "INFINITE", "Bound", "PvLine", "Iteration",
     "CORRECTION_SIZE", "CORRECTION_GRAIN",
-    "RootChoice", "Search", "SearchParams", "SearchPlan", "SearchStopped", "Trim", "mate_in", "tablebase_score",
-    "root_order",
+    "RootChoice", "Search", "SearchMemory", "SearchParams", "SearchPlan", "SearchStopped", "Trim", "mate_in",
+    "tablebase_score", "root_order",
 ]
 
 MATE: Final = 32000
@@ -209,7 +209,8 @@ class SearchPlan:
     reports, as it happens. *tablebase*: probed inside the tree when set. *trails*:
     the pheromone memory when it is switched on (it orders moves; its evaluation
     bonus is *static*'s business). *trim*: when an iteration may end early, after a
-    root move (see :class:`Trim`); None: never."""
+    root move (see :class:`Trim`); None: never. *memory*: the game's
+    :class:`SearchMemory` to learn into (made for *config*); None: a fresh one."""
 
     static: StaticEval
     tt: TranspositionTable
@@ -224,6 +225,29 @@ class SearchPlan:
     on_message: Callable[[str], None] | None = None
     trails: Trails | None = None
     trim: Trim | None = None
+    memory: SearchMemory | None = None
+
+
+@final
+class SearchMemory:
+    """What a search learns about the moves and evaluations of its game beside the
+    table: the ordering memory (killers, counter-moves, the history tables) and the
+    correction history (with ``[search] correction_history``: per side to move and
+    pawn key, the running mean of search score less static evaluation, in
+    CORRECTION_GRAIN-ths of a centipawn). A search makes its own unless its plan
+    hands it one: with ``[search] keep_memory`` the engine keeps one for the game
+    (emptied by ``ucinewgame``, ``Clear Hash`` and new settings), and each search
+    starts from what the earlier ones learnt, less the killers."""
+
+    config: SearchConfig
+    ordering: OrderingMemory
+    correction: vec[i64]
+
+    def __init__(self, config: SearchConfig) -> None:
+        self.config = config
+        self.ordering = OrderingMemory(config.killers, config.counter_moves, config.history,
+                                       config.continuation_history, config.capture_history)
+        self.correction = vec[i64]([0] * (2 * CORRECTION_SIZE if config.correction_history else 0))
 
 
 @final
@@ -457,9 +481,17 @@ class Search:
         # node, the spectral and pheromone bonus on top of the evaluator's score.
         self.spectral_on = static.per_node
         self.extras_on = static.extra_terms()
-        # Ordering memory, fresh for every search (deterministic node counts).
-        self.memory = OrderingMemory(config.killers, config.counter_moves, config.history,
-                                     config.continuation_history, config.capture_history)
+        # Ordering memory and correction history: fresh for every search, or the
+        # game's (plan.memory, with [search] keep_memory) less its killers.
+        memory = plan.memory
+        if memory is None:
+            memory = SearchMemory(config)
+        elif memory.config != config:
+            raise ValueError("the search memory was made for other [search] settings")
+        else:
+            memory.ordering.forget_killers()
+        self.memory = memory.ordering
+        self.correction = memory.correction
         self.move_list = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
         self.see_scratch = see_scratch()
         trails = plan.trails if plan.trails is not None and plan.trails.config.ordering else None
@@ -468,11 +500,6 @@ class Search:
         # Static evaluation at each ply of the current line (with [search] improving);
         # -INFINITE: in check or not known, which counts as improving.
         self.statics_by_ply = vec[i64]([-INFINITE] * STACK_PLIES)
-        # Correction history (with [search] correction_history): per side to move and
-        # pawn key, the running mean of search score minus static evaluation, in
-        # CORRECTION_GRAIN-ths of a centipawn. Fresh for every search, as the ordering
-        # memory is.
-        self.correction = vec[i64]([0] * (2 * CORRECTION_SIZE if config.correction_history else 0))
         # The move left out at each ply of the current line while singular
         # extensions test whether the table's move is the only good one (0: none).
         self.excluded = vec[i64]([0] * STACK_PLIES)

@@ -36,6 +36,7 @@ from blitzaco.search import (
     Bound,
     PvLine,
     Search,
+    SearchMemory,
     SearchPlan,
     Trim,
     mate_in,
@@ -147,6 +148,9 @@ class EngineState(Protocol):
 
     def level(self) -> int:
         """The strength level in force (20: full strength)."""
+
+    def search_memory(self) -> SearchMemory | None:
+        """The memory the game's searches learn into (None: each search its own)."""
 
     def static_for(self, level: int) -> StaticEval:
         """The evaluation a search at strength *level* uses."""
@@ -303,6 +307,7 @@ class Turn:
             on_message=report.message,
             trails=trails,
             trim=self._trim() if on_clock else None,
+            memory=engine.search_memory(),
         ))
         self._search = search
         stability = Stability(config.time) if config.time.adaptive and on_clock else None
