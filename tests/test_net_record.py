@@ -159,6 +159,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     assert training["optimiser"]["lr"] == 0.004 and training["optimiser"]["name"] == "Adam"
     loss = training["held_out_loss"]
     assert loss["best"] <= loss["start"] and loss["classical"] > 0 and loss["engine"] > 0
+    assert loss["engine_checked_on"] == 12  # all the held-out positions
     assert record["net"]["hidden"] == 8 and not record["net"]["residual"] and record["positions"] == 588
     assert training["quantisation"]["positions"] == 12 and training["quantisation"]["max_cp"] <= 3
 
@@ -167,9 +168,10 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     code, err = _train(tmp_path, ["--resume", str(net), "--data", str(first), "--epochs", "0", "--out",
                                   str(again)], capsys)
     assert code == 2 and "seed 101" in err and not again.exists()
-    # With --replay and zero epochs: the same weights, bit for bit.
+    # With --replay and zero epochs: the same weights, bit for bit (the engine's
+    # checks on the first 5 held-out positions only).
     code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(first), "--epochs", "0",
-                                  "--out", str(again)], capsys)
+                                  "--check-positions", "5", "--out", str(again)], capsys)
     assert code == 0, err
     before, after = decode_weights(net.read_bytes()), decode_weights(again.read_bytes())
     assert (after.w1, after.b1, after.w2, after.b2, after.hidden) == (before.w1, before.b1, before.w2, before.b2, 8)
@@ -178,6 +180,7 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     assert grown["trainings"][1]["start"]["sha256"] == hashlib.sha256(net.read_bytes()).hexdigest()
     assert grown["trainings"][1]["optimiser"]["lr"] == 0.004  # resumed: the last training's rate
     assert "101 again" in grown["trainings"][1]["replay"]
+    assert grown["trainings"][1]["held_out_loss"]["engine_checked_on"] == 5
 
     # Resumed on a new label run: trained from the start weights (its held-out loss at
     # the start is the start net's), the new run appended.

@@ -459,6 +459,25 @@ def test_the_engine_searches_with_a_network_through_uci(tmp_path: Path) -> None:
     assert without["score"] != first["score"], "the random network is what scored the search"
 
 
+def test_label_arrays_are_the_boards_features_in_any_number_of_chunks_and_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_arrays cuts the file into chunks worked on by threads: every position's
+    features are its board's, and the arrays are the same one chunk at a time on one
+    thread as in many small chunks on four."""
+    from blitzaco.tools.tune import nn
+    from blitzaco.tools.tune.labels import read_labels
+
+    sample = DATA / "labels_sample.bin"
+    whole = nn.load_arrays(sample, threads=1)
+    monkeypatch.setattr(nn, "LOAD_CHUNK", 7)  # 86 chunks, the last one short
+    parts = nn.load_arrays(sample, threads=4)
+    for field in ("stm", "other", "score", "result", "white"):
+        assert np.array_equal(getattr(whole, field), getattr(parts, field), equal_nan=True), field
+    for index, record in enumerate(read_labels(sample)):
+        own, other = nn.board_features(record.board)
+        assert sorted(own) == parts.stm[index].tolist() and sorted(other) == parts.other[index].tolist()
+
+
 def test_the_trainer_writes_a_net_the_engine_reads_and_agrees_with(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from blitzaco.tools.tune.labels import read_labels

@@ -112,6 +112,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="the last share of each file's records, held out to choose the epoch")
     net.add_argument("--max-minutes", type=float, default=0.0,
                      help="stop after the epoch that ends past this many minutes of training (0: no limit)")
+    net.add_argument("--check-positions", type=int,
+                     help="the engine's own evaluations (classical, the quantised net) are checked on at most this "
+                          "many held-out positions of each file, its first (default: all; they run in Python, "
+                          "about a millisecond each)")
     net.add_argument("--lam", type=float, default=TARGET_LAM, help="weight of Stockfish's score against the result")
     net.add_argument("--scale", type=float, default=TARGET_SCALE, help="centipawns per unit of the sigmoid")
     net.add_argument("--residual", action="store_true", help="learn what the classical evaluation misses")
@@ -555,19 +559,21 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     probe.write_bytes(blob)
     try:
         checks = [check_evaluations(path, [str(probe)], held_out=args.held_out, lam=args.lam, scale=args.scale,
-                                    configured=False,
-                                    limit=use["records"][1]) for path, use in zip(args.data, uses, strict=True)]
+                                    configured=False, limit=use["records"][1], most=args.check_positions)
+                  for path, use in zip(args.data, uses, strict=True)]
     finally:
         probe.unlink()
-    total_held = sum(held_parts)
+    # The held-out positions each file's engine checks ran on (all, or --check-positions).
+    checked = [held if args.check_positions is None else min(held, args.check_positions) for held in held_parts]
+    total_checked = sum(checked)
     # The engine's output against the float model's on (up to 2,000 of) the held-out positions.
     boards = [record.board for path, use in zip(args.data, uses, strict=True)
               for record in itertools.islice(read_labels(path, use["held_out"][0]),
                                              min(2000 // len(uses), use["held_out"][1] - use["held_out"][0]))]
 
     def mean(index: int, field: str) -> float:
-        pairs = zip(checks, held_parts, strict=True)
-        return float(sum(getattr(found[index], field) * held for found, held in pairs) / total_held)
+        pairs = zip(checks, checked, strict=True)
+        return float(sum(getattr(found[index], field) * held for found, held in pairs) / total_checked)
 
     training = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -589,7 +595,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "weight_limits": {"first_layer": WEIGHT_LIMIT, "first_bias": BIAS_LIMIT},
         "seed": args.seed,
         "held_out_loss": {"start": summary["held_out_loss_start"], "best": summary["held_out_loss"],
-                          "engine": mean(-1, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss")},
+                          "engine": mean(-1, "loss"), "classical": mean(1, "loss"), "constant_0": mean(0, "loss"),
+                          "engine_checked_on": total_checked},
         "quantisation": quantisation_error(model, blob, boards),
         "microseconds_per_evaluation": {"engine": mean(-1, "microseconds"), "classical": mean(1, "microseconds"),
                                         "note": "pure Python, in process, cold caches, this machine"},
@@ -613,7 +620,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     loss = training["held_out_loss"]
     print(f"held-out loss {loss['start']:.6f} at the start, {loss['best']:.6f} at epoch {summary['best_epoch']} "
           f"(the engine's quantised net {loss['engine']:.6f}, the classical evaluation {loss['classical']:.6f}, on "
-          f"{total_held} held-out positions); {len(blob):,} bytes written to {out}, its training record also to "
+          f"{total_checked} held-out positions); {len(blob):,} bytes written to {out}, its training record also to "
           f"{out.with_suffix('.json')}")
     return 0
 

@@ -156,36 +156,49 @@ def square_codes(records: np.ndarray) -> np.ndarray:
     return codes
 
 
-#: Records turned into features at a time by :func:`load_arrays` (its peak memory:
-#: about 4 KB a record of the chunk, beside the 140 bytes a record it keeps).
-LOAD_CHUNK = 1 << 19
+#: Records turned into features at a time by one thread of :func:`load_arrays` (its
+#: peak memory: about 4 KB a record of each chunk under way, beside the 140 bytes a
+#: record it keeps).
+LOAD_CHUNK = 1 << 16
 
 
-def load_arrays(path: str | Path, limit: int | None = None, start: int = 0) -> LabelArrays:
+def _features_into(records: np.ndarray, stm: np.ndarray, other: np.ndarray) -> None:
+    """Write the feature indices of *records* into *stm* and *other* (views of the
+    same length): the side to move's perspective, then the other."""
+    codes = square_codes(records)
+    square = np.arange(64, dtype=np.int64)
+    piece_type = codes & 7
+    black = codes >> 3
+    empty = piece_type == 0
+    base = (piece_type - 1) * 64
+    from_white = np.where(empty, PAD, black * 384 + base + square)
+    from_black = np.where(empty, PAD, (1 - black) * 384 + base + (square ^ 56))
+    # The occupied squares first (PAD is the largest index), then cut to 32.
+    from_white = np.sort(from_white, axis=1)[:, :MAX_PIECES]
+    from_black = np.sort(from_black, axis=1)[:, :MAX_PIECES]
+    white = (records["flags"] & 1).astype(bool)[:, None]
+    stm[:] = np.where(white, from_white, from_black)
+    other[:] = np.where(white, from_black, from_white)
+
+
+def load_arrays(path: str | Path, limit: int | None = None, start: int = 0, *,
+                threads: int | None = None) -> LabelArrays:
     """The records of the label file at *path* (the first *limit*; from record
     *start*), as arrays (feature indices as int16: 7.6 million positions in about a
     gigabyte). A record cut short at the end (a run stopped while writing) is not
-    read."""
+    read. The features are computed in chunks on *threads* threads (default: one a
+    CPU; numpy lets go of the interpreter's lock), the same arrays on any number."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
     records = read_records(path, limit, start)
     n = len(records)
     stm = np.empty((n, MAX_PIECES), dtype=np.int16)
     other = np.empty((n, MAX_PIECES), dtype=np.int16)
-    square = np.arange(64, dtype=np.int64)
-    for at in range(0, n, LOAD_CHUNK):
-        chunk = records[at:at + LOAD_CHUNK]
-        codes = square_codes(chunk)
-        piece_type = codes & 7
-        black = codes >> 3
-        empty = piece_type == 0
-        base = (piece_type - 1) * 64
-        from_white = np.where(empty, PAD, black * 384 + base + square)
-        from_black = np.where(empty, PAD, (1 - black) * 384 + base + (square ^ 56))
-        # The occupied squares first (PAD is the largest index), then cut to 32.
-        from_white = np.sort(from_white, axis=1)[:, :MAX_PIECES]
-        from_black = np.sort(from_black, axis=1)[:, :MAX_PIECES]
-        white_chunk = (chunk["flags"] & 1).astype(bool)[:, None]
-        stm[at:at + len(chunk)] = np.where(white_chunk, from_white, from_black)
-        other[at:at + len(chunk)] = np.where(white_chunk, from_black, from_white)
+    spans = [slice(at, at + LOAD_CHUNK) for at in range(0, n, LOAD_CHUNK)]
+    with ThreadPoolExecutor(max_workers=max(1, threads or os.cpu_count() or 1)) as pool:
+        # list(): a chunk's exception is raised here
+        list(pool.map(lambda span: _features_into(records[span], stm[span], other[span]), spans))
     white = (records["flags"] & 1).astype(bool)
     result_white = np.where(records["result"] == NO_RESULT, np.nan, records["result"].astype(np.float32) / 2)
     score = records["score"].astype(np.float32)
@@ -581,7 +594,8 @@ class EvalCheck:
 
 def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str], *, config: Any = None,
                       held_out: float = 0.02, lam: float = TARGET_LAM, scale: float = TARGET_SCALE,
-                      limit: int | None = None, configured: bool = True) -> list[EvalCheck]:
+                      limit: int | None = None, configured: bool = True,
+                      most: int | None = None) -> list[EvalCheck]:
     """The held-out loss and the cost per evaluation of the engine's own static
     evaluation (no torch: what the search calls, through
     :class:`~blitzaco.static_eval.StaticEval`) on the last *held_out* share of each
@@ -591,7 +605,8 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
     *config* names when it switches a network on (the shipped blend: "configured";
     left out when *configured* is false, for callers that read only the others),
     and each network of *nets* alone (a residual net added to the classical score,
-    another net instead of it)."""
+    another net instead of it). *most*: at most this many held-out positions of each
+    file, its first ones (default: all)."""
     import dataclasses
 
     from blitzaco.config import Config
@@ -604,7 +619,8 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
     for path in [paths] if isinstance(paths, (str, Path)) else paths:
         count = count_labels(path) if limit is None else min(limit, count_labels(path))
         start = count - held_out_count(count, held_out)
-        held.extend(itertools.islice(read_labels(path, start), count - start))
+        take = count - start if most is None else min(most, count - start)
+        held.extend(itertools.islice(read_labels(path, start), take))
     cp = np.array([record.score for record in held], dtype=np.float64)
     result = np.array([np.nan if record.result is None else record.result if record.board.turn
                        else 1 - record.result for record in held])

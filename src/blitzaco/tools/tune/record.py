@@ -42,7 +42,9 @@ The record, version 1 (JSON object; lists in the order things happened):
   ``schedule`` (name, ``from``, ``to``, ``steps``), ``weight_limits``, ``seed``
   (torch's), ``held_out_loss`` (``start``, ``best``, ``classical``: the shipped
   classical evaluation's loss on the same held-out positions; ``engine``: the quantised
-  net's, as the engine computes it; ``constant_0``), ``quantisation`` (the engine's
+  net's, as the engine computes it; ``constant_0``; ``engine_checked_on``: how many
+  held-out positions those two were computed on, all or ``--check-positions`` a
+  file), ``quantisation`` (the engine's
   output against the float model's on up to 2,000 held-out positions: ``max_cp``,
   ``mean_cp``), ``microseconds_per_evaluation`` (the engine's net and the classical
   evaluation, pure Python, in process, cold caches), ``history``
