@@ -418,6 +418,32 @@ def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_
     assert _quiets(_pick_all(own_other, memory, 0, 0, previous_move(own_other), see_ordering=True))[0] != refutation
 
 
+def test_history_with_gravity_stays_within_its_bound_and_orders_the_refutation_first() -> None:
+    """[search] history_gravity: a cutoff raises its quiet move's history and lowers
+    the ones tried before it, each entry within +-the bound however many cutoffs, and
+    the refutation is ordered first; without gravity the same cutoffs pass the bound
+    (the plain table grows by depth squared until 2^20)."""
+    from blitzaco.movepick import HISTORY_LIMIT
+
+    own = Board.from_chess(chess.Board())
+    refutation = encode_move(chess.Move.from_uci("a2a3"))  # the last quiet move in any plain order
+    tried = [encode_move(chess.Move.from_uci(uci)) for uci in ("g1f3", "b1c3")]
+    bound = 16384
+    memory = OrderingMemory(False, False, True, gravity=bound)
+    plain = OrderingMemory(False, False, True)
+    for table in (memory, plain):
+        for i, code in enumerate(tried):
+            table.tried[i] = code
+        for _ in range(300):  # far past the bound: 300 cutoffs at depth 9 (plain: 24,300)
+            table.reward(0, own.side, refutation, 9, 0, len(tried))
+    index = own.side << 12
+    assert 0 < memory.history[index | (refutation & 4095)] <= bound
+    assert all(-bound <= memory.history[index | (code & 4095)] < 0 for code in tried)
+    assert bound < plain.history[index | (refutation & 4095)] <= HISTORY_LIMIT
+    quiets = _quiets(_pick_all(own, memory, 0, 0, 0, see_ordering=True))
+    assert quiets[0] == refutation and set(tried) <= set(quiets[-2:])
+
+
 def test_capture_history_orders_captures_of_one_victim_by_their_cutoffs() -> None:
     """[search] capture_history: captures are ordered by victim first, whatever the
     history; among captures of the same victim a cutoff's capture rises above the

@@ -131,6 +131,7 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         ("lmr_history", "[search]\nlmr_history = true\n", 5),
         ("probcut", "[search]\nprobcut = true\nprobcut_depth = 4\n", 5),
         ("correction", "[search]\ncorrection_history = true\n", 5),
+        ("gravity", "[search]\nhistory_gravity = true\nlmr_history = true\n", 5),
         ("lmp_improving", "[search]\nlate_move_pruning = true\nlate_move_pruning_improving = true\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
@@ -139,7 +140,7 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     # A game's searches with their memory kept from move to move: the same trees.
     kept = tmp_path / "keep.toml"
     kept.write_text("[search]\nkeep_memory = true\ncorrection_history = true\ncontinuation_history = true\n"
-                    "capture_history = true\n")
+                    "capture_history = true\nhistory_gravity = true\n")
     assert _game_nodes(site, kept) == _game_nodes(None, kept)
     perft = _run(site, "-m", "blitzaco", "perft", "4")
     assert "197281" in perft

@@ -461,6 +461,14 @@ class SearchConfig:
     killers: bool = _param("Try two quiet moves that caused cutoffs at the same ply early.")
     counter_moves: bool = _param("Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param("Order quiet moves by how often they caused cutoffs (history heuristic).")
+    history_gravity: bool = _param(
+        "History with gravity: a cutoff raises its move's history by min(32 depth^2, history_limit) and lowers "
+        "the quiet moves tried before it by as much, each entry moving the less the nearer it is to "
+        "+-history_limit (as the continuation history does); off: by depth^2, unbounded until an entry passes "
+        "2^20 and all are halved."
+    )
+    history_limit: int = _param("The bound of the history with gravity (a cutoff adds at most 32 depth^2).",
+                                lo=1, hi=1 << 20)
     capture_history: bool = _param(
         "Capture history: order captures by the victim, then by how often each (piece, target, victim) caused a "
         "cutoff, then the cheaper attacker; a cutoff raises the capture that made it and lowers the captures "

@@ -318,9 +318,10 @@ class OrderingMemory:
     use_history: bool
     use_continuation: bool
     use_captures: bool
+    gravity: i64
 
     def __init__(self, killers: bool, counters: bool, history: bool, continuation: bool = False,
-                 captures: bool = False) -> None:
+                 captures: bool = False, gravity: i64 = 0) -> None:
         self.killers = vec[i64]([0] * (2 * STACK_PLIES))
         self.counters = vec[i64]([0] * FROM_TO)
         self.history = vec[i64]([0] * HISTORY_SIZE)
@@ -333,6 +334,7 @@ class OrderingMemory:
         self.use_history = history
         self.use_continuation = continuation
         self.use_captures = captures
+        self.gravity = gravity
 
     def forget_killers(self) -> None:
         """Empty the killers, before a search that keeps the rest of this memory: a
@@ -387,7 +389,9 @@ class OrderingMemory:
     def reward(self, ply: i64, us: i64, code: i64, depth: i64, previous: i64, tried: i64) -> None:
         """Quiet move *code* caused a cutoff at *ply*: it becomes the first killer and
         the counter-move to *previous*, its history rises by depth², and the *tried*
-        quiet moves searched before it at this ply fall by as much."""
+        quiet moves searched before it at this ply fall by as much. With ``gravity``
+        (the bound, 0: none) they move by min(32 depth², gravity) with gravity, as the
+        continuation history's entries do."""
         if self.use_killers and self.killers[2 * ply] != code:
             self.killers[2 * ply + 1] = self.killers[2 * ply]
             self.killers[2 * ply] = code
@@ -396,9 +400,16 @@ class OrderingMemory:
         if self.use_history:
             history = self.history
             side_base = us << 12
+            base = ply * MAX_MOVES
+            gravity = self.gravity
+            if gravity > 0:
+                bonus = min(32 * depth * depth, gravity)
+                _gravity(history, side_base | (code & 4095), bonus, gravity)
+                for i in range(base, base + tried):
+                    _gravity(history, side_base | (self.tried[i] & 4095), -bonus, gravity)
+                return
             bonus = depth * depth
             history[side_base | (code & 4095)] += bonus
-            base = ply * MAX_MOVES
             for i in range(base, base + tried):
                 history[side_base | (self.tried[i] & 4095)] -= bonus
             if history[side_base | (code & 4095)] > HISTORY_LIMIT:

@@ -246,7 +246,8 @@ class SearchMemory:
     def __init__(self, config: SearchConfig) -> None:
         self.config = config
         self.ordering = OrderingMemory(config.killers, config.counter_moves, config.history,
-                                       config.continuation_history, config.capture_history)
+                                       config.continuation_history, config.capture_history,
+                                       config.history_limit if config.history_gravity else 0)
         self.correction = vec[i64]([0] * (2 * CORRECTION_SIZE if config.correction_history else 0))
 
 
