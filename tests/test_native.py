@@ -128,10 +128,9 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         ("continuation", "[search]\ncontinuation_history = true\n", 5),
         ("captures", "[search]\ncapture_history = true\n", 5),
         ("see", "[search]\nsee_pruning = true\n", 5),
-        ("lmr_history", "[search]\nlmr_history = true\n", 5),
+        ("lmr_history", "[search]\nlmr_history = true\nhistory_gravity = true\n", 5),
         ("probcut", "[search]\nprobcut = true\nprobcut_depth = 4\n", 5),
         ("correction", "[search]\ncorrection_history = true\n", 5),
-        ("gravity", "[search]\nhistory_gravity = true\nlmr_history = true\n", 5),
         ("lmp_improving", "[search]\nlate_move_pruning = true\nlate_move_pruning_improving = true\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
