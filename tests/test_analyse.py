@@ -19,7 +19,7 @@ GAMES = DATA / "analyse_games.pgn"
 
 @pytest.fixture(scope="module")
 def analysed():
-    return analyse_pgn(GAMES, Limits(depth=5))
+    return analyse_pgn(GAMES, Limits(depth=4))
 
 
 def _move(analyses, game: int, san: str, ply: int):

@@ -115,27 +115,26 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     assert _compiled(site) == {Path(path).stem: True for path in NATIVE}
     # The same search node for node: bench at depth 5 over the 30 positions, with the
     # shipped evaluation (the blend) and with the classical evaluation alone.
-    assert _bench_nodes(site, 5) == _bench_nodes(None, 5)
+    default = {depth: _bench_nodes(site, depth) for depth in (4, 5)}
+    assert default[5] == _bench_nodes(None, 5)
     classical = tmp_path / "classical.toml"
     classical.write_text("[eval.nn]\nenabled = false\n")
-    assert _bench_nodes(site, 5, classical) == _bench_nodes(None, 5, classical) != _bench_nodes(site, 5)
+    assert _bench_nodes(site, 5, classical) == _bench_nodes(None, 5, classical) != default[5]
     # The research terms, which the search asks of the static evaluation off the
     # board, and the search switches off by default: the same tree too (and not the
-    # default one).
+    # default one). The switches go in two groups, each a pure bench of its own (the
+    # longest part of the suite): the pruning and extension rules, and the history
+    # tables; that each switch alone changes the tree is test_search's business.
     for name, text, depth in (
         ("research", "[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n", 4),
-        ("singular", "[search]\nsingular_extensions = true\nsingular_depth = 4\n", 5),
-        ("continuation", "[search]\ncontinuation_history = true\n", 5),
-        ("captures", "[search]\ncapture_history = true\n", 5),
-        ("see", "[search]\nsee_pruning = true\n", 5),
-        ("lmr_history", "[search]\nlmr_history = true\nhistory_gravity = true\n", 5),
-        ("probcut", "[search]\nprobcut = true\nprobcut_depth = 4\n", 5),
-        ("correction", "[search]\ncorrection_history = true\n", 5),
-        ("lmp_improving", "[search]\nlate_move_pruning = true\nlate_move_pruning_improving = true\n", 5),
+        ("pruning", "[search]\nsingular_extensions = true\nsingular_depth = 4\nprobcut = true\nprobcut_depth = 4\n"
+                    "see_pruning = true\nlate_move_pruning = true\nlate_move_pruning_improving = true\n", 5),
+        ("history", "[search]\ncontinuation_history = true\ncapture_history = true\nlmr_history = true\n"
+                    "history_gravity = true\ncorrection_history = true\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
         switched.write_text(text)
-        assert _bench_nodes(site, depth, switched) == _bench_nodes(None, depth, switched) != _bench_nodes(site, depth)
+        assert _bench_nodes(site, depth, switched) == _bench_nodes(None, depth, switched) != default[depth]
     # A game's searches with their memory kept from move to move: the same trees.
     kept = tmp_path / "keep.toml"
     kept.write_text("[search]\nkeep_memory = true\ncorrection_history = true\ncontinuation_history = true\n"

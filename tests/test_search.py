@@ -195,12 +195,12 @@ KEEP = {"search": {"keep_memory": True, "correction_history": True}}
 
 
 def _two_moves(engine: Engine) -> tuple[int, int]:
-    """The nodes of two searches of one game to depth 7: the Italian, then the
+    """The nodes of two searches of one game to depth 5: the Italian, then the
     position after the move the first chose."""
     board = chess.Board(ITALIAN)
-    first = engine.think(board, Limits(depth=7))
+    first = engine.think(board, Limits(depth=5))
     board.push(first.move)
-    return first.nodes, engine.think(board, Limits(depth=7)).nodes
+    return first.nodes, engine.think(board, Limits(depth=5)).nodes
 
 
 def test_keep_memory_starts_each_search_from_what_the_game_learnt() -> None:

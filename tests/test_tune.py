@@ -107,7 +107,7 @@ def test_spec_loading(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def positions(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tune")
-    report = selfplay(folder / "games.pgn", 6, nodes=300)
+    report = selfplay(folder / "games.pgn", 6, nodes=150)
     assert report.games == 6
     count = extract([folder / "games.pgn"], folder / "positions.npz")
     assert count > 50
