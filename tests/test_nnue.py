@@ -684,6 +684,8 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     assert checks[4].loss == pytest.approx(loss([c + reference_network_score(residual.weights, record.board)
                                                  for c, record in zip(classical, held, strict=True)]))
     assert checks[1].scaled_loss <= checks[1].loss and checks[1].microseconds > 0
+    assert {check.positions for check in checks} == {60}
+    assert {check.positions for check in check_evaluations(sample, [], held_out=0.1, most=25)} == {25}
     # Several files: each one's last share, pooled (not the last file's alone).
     from blitzaco.tools.tune.labels import MAGIC, RECORD_BYTES
     other = tmp_path / "other.bin"

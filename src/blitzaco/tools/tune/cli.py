@@ -564,7 +564,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     finally:
         probe.unlink()
     # The held-out positions each file's engine checks ran on (all, or --check-positions).
-    checked = [held if args.check_positions is None else min(held, args.check_positions) for held in held_parts]
+    checked = [found[0].positions for found in checks]
     total_checked = sum(checked)
     # The engine's output against the float model's on (up to 2,000 of) the held-out positions.
     boards = [record.board for path, use in zip(args.data, uses, strict=True)

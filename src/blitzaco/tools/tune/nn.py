@@ -590,6 +590,7 @@ class EvalCheck:
     scaled_loss: float  # the same with the score multiplied by the best factor (0.5 to 2)
     factor: float  # that factor
     microseconds: float  # per evaluation of a python-chess board (the engine's board set up from it included)
+    positions: int  # the held-out positions it was measured on
 
 
 def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str], *, config: Any = None,
@@ -637,9 +638,10 @@ def check_evaluations(paths: str | Path | list[str] | list[Path], nets: list[str
         factors = [0.5 + 0.05 * step for step in range(31)]
         losses = [loss(factor * scores) for factor in factors]
         best = int(np.argmin(losses))
-        return EvalCheck(name, loss(scores), losses[best], factors[best], 1e6 * seconds / len(positions))
+        return EvalCheck(name, loss(scores), losses[best], factors[best], 1e6 * seconds / len(positions),
+                         len(positions))
 
-    checks = [EvalCheck("constant 0", loss(np.zeros(len(held))), loss(np.zeros(len(held))), 1.0, 0.0)]
+    checks = [EvalCheck("constant 0", loss(np.zeros(len(held))), loss(np.zeros(len(held))), 1.0, 0.0, len(held))]
     def with_nn(**settings: Any) -> Any:
         nn_settings = dataclasses.replace(config.eval.nn, **settings)
         return dataclasses.replace(config, eval=dataclasses.replace(config.eval, nn=nn_settings))
