@@ -42,7 +42,7 @@ from blitzaco.search import (
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl, time_budget
 from blitzaco.tools.boardcheck import table_check
-from blitzaco.tt import ENTRY_BYTES, EXACT, TranspositionTable
+from blitzaco.tt import ENTRY_BYTES, EXACT, LOWER, TranspositionTable, entry_bound, entry_depth, entry_score
 from blitzaco.turn import ThinkResult, Turn
 
 #: A quiet middlegame position many tests search.
@@ -126,12 +126,12 @@ def _finds_the_mates(engine: Engine, extra: tuple = ()) -> None:
 @pytest.mark.parametrize(
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
-     "lmr_history", "probcut", "correction_history", "history_gravity"],
+     "lmr_history", "probcut", "correction_history", "history_gravity", "qsearch_tt"],
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
     continuation and capture history, SEE pruning, history in the reductions, ProbCut,
-    correction history, history with gravity:
+    correction history, history with gravity, the table in the quiescence search:
     switched from their default, they change the tree (a different node count at the
     same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""
@@ -142,6 +142,31 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     assert switched.think(board, Limits(depth=7)).nodes != default.think(board, Limits(depth=7)).nodes
     _finds_the_mates(switched)
 
+
+
+def test_the_quiescence_table_answers_stores_and_keeps_deeper_entries() -> None:
+    """[search] qsearch_tt: a non-PV quiescence node returns the table's score where
+    its bound settles the window (without the switch it does not look); it stores its
+    own result at depth 0 where the table has none, and never over a deeper search
+    of the same position."""
+    board = chess.Board(ITALIAN)
+    on = direct_search(board, config_from_dict({"search": {"qsearch_tt": True}}))
+    off = direct_search(board)
+    on.table.allocate()
+    off.table.allocate()
+    key = on.board.key
+    on._qsearch(0, -50, 50, False)
+    entry = on.table.find(key)
+    assert entry != 0 and entry_depth(entry) == 0
+    assert off.table.find(key) == 0 and off._qsearch(0, 999, 1000, False) < 999
+    for search in (on, off):
+        search.table.put(key, 0, 1234, 5, EXACT)
+    assert on._qsearch(0, 999, 1000, False) == 1234
+    assert off._qsearch(0, 999, 1000, False) < 999
+    on.table.put(key, 0, 1500, 5, LOWER)
+    assert on._qsearch(0, 1999, 2000, False) < 1999  # a lower bound below the window: searched, not stored
+    entry = on.table.find(key)
+    assert (entry_depth(entry), entry_score(entry), entry_bound(entry)) == (5, 1500, LOWER)
 
 
 def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates() -> None:

@@ -448,6 +448,11 @@ class SearchConfig:
         "Order captures that lose material (by static exchange evaluation) after the quiet moves."
     )
     qsearch_see_pruning: bool = _param("Skip captures that lose material in the quiescence search.")
+    qsearch_tt: bool = _param(
+        "The transposition table in the quiescence search: a non-PV node returns the table's score where its bound "
+        "settles the window, the stand pat takes the table's score where its bound says more, the table's move is "
+        "tried first, and the node's result is stored at depth 0 (never over a deeper entry of the same position)."
+    )
     lazy_eval: bool = _param(
         "Lazy evaluation in the quiescence search: when material and piece-square tables alone are more than "
         "lazy_eval_margin beyond the window, stand pat on that bound instead of computing the classical terms "

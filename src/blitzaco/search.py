@@ -111,6 +111,8 @@ TB_BOUND: Final = TB_WIN - MAX_PLY
 POLL_INTERVAL: Final = 64
 #: Quiet moves allowed when late-move pruning does not apply.
 NO_LIMIT: Final = 1 << 30
+#: The quiescence search's sort key for the table's move: above every capture's.
+TT_MOVE_KEY: Final = 1 << 40
 
 _first: Final = itemgetter(0)
 
@@ -304,6 +306,7 @@ class SearchParams:
     delta_pruning: bool
     delta_margin: i64
     qsearch_see_pruning: bool
+    qsearch_tt: bool
 
     def __init__(self, config: SearchConfig) -> None:
         self.mate_distance_pruning = config.mate_distance_pruning
@@ -352,6 +355,7 @@ class SearchParams:
         self.delta_pruning = config.delta_pruning
         self.delta_margin = config.delta_margin
         self.qsearch_see_pruning = config.qsearch_see_pruning
+        self.qsearch_tt = config.qsearch_tt
 
 
 def _mvv_lva(board: chess.Board, move: chess.Move) -> int | None:
@@ -1102,7 +1106,24 @@ class Search:
         base = ply * MAX_MOVES
         stand_pat: i64 = -INFINITE
         best: i64 = -INFINITE
+        best_code: i64 = 0
         p = self.params
+        key: i64 = 0
+        entry: i64 = 0
+        tt_move: i64 = 0
+        tt_score: i64 = 0
+        tt_bound: i64 = 0
+        if p.qsearch_tt:
+            key = board.key
+            entry = self.table.find(key)
+            if entry != 0:
+                tt_move = entry_move(entry)
+                stored = entry_score(entry)
+                tt_score = stored - ply if stored >= TB_BOUND else stored + ply if stored <= -TB_BOUND else stored
+                tt_bound = entry_bound(entry)
+                if beta - alpha == 1 and (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
+                                          or (tt_bound == UPPER and tt_score <= alpha)):
+                    return tt_score
         if in_check:
             end = board.gen_all(out, base)
             score_captures(board, out, base, end)  # captures first; quiet evasions key by their mover
@@ -1120,13 +1141,24 @@ class Search:
                 best = quick + lazy if quick + lazy <= alpha else self._evaluate(board) + correction
             else:
                 best = self._evaluate(board) + correction
+            if entry != 0 and -TB_BOUND < tt_score < TB_BOUND and (
+                tt_bound == EXACT or (tt_bound == LOWER and tt_score > best) or (tt_bound == UPPER and tt_score < best)
+            ):
+                best = tt_score  # an earlier search of this position says more than the evaluation
             stand_pat = best
             if best >= beta:
+                if p.qsearch_tt:
+                    self._store_quiescence(key, entry, 0, best, ply, LOWER)
                 return best
             if best > alpha:
                 alpha = best
             end = board.gen_noisy(out, base)
             score_captures(board, out, base, end)
+        if tt_move != 0:
+            for index in range(base, end):
+                if out[index] & 0xFFFF == tt_move:
+                    out[index] = tt_move | TT_MOVE_KEY  # the table's move first
+                    break
         delta = p.delta_pruning and not in_check
         see_prune = p.qsearch_see_pruning
         margin = p.delta_margin
@@ -1153,8 +1185,17 @@ class Search:
                 best = score
                 if score > alpha:
                     alpha = score
+                    best_code = code
                     if score >= beta:
                         break
         if best == -INFINITE:  # in check, and no evasion (or none legal)
             return -MATE + ply
+        if p.qsearch_tt:
+            self._store_quiescence(key, entry, best_code, best, ply, LOWER if best >= beta else UPPER)
         return best
+
+    def _store_quiescence(self, key: i64, entry: i64, code: i64, score: i64, ply: i64, bound: i64) -> None:
+        """Store a quiescence result at depth 0, unless the table holds a deeper
+        search of the same position (*entry*: what the node found there)."""
+        if entry == 0 or entry_depth(entry) == 0:
+            self.table.put(key, code, _table_score(score, ply), 0, bound)
