@@ -359,6 +359,17 @@ class SearchConfig:
     )
     futility_depth: int = _param("Largest depth where futility pruning applies (plies).", lo=0, hi=100)
     futility_margin: int = _param("Futility margin per ply of depth (centipawns).", lo=0, hi=10000)
+    reduced_futility: bool = _param(
+        "Futility pruning at the reduced depth (Stockfish's): at non-PV nodes not in check, a quiet move after "
+        "the first that does not give check is skipped when the depth it would be searched at after its "
+        "late-move reduction is below reduced_futility_depth and the static evaluation plus reduced_futility_base "
+        "plus reduced_futility_margin per ply of that depth cannot reach alpha."
+    )
+    reduced_futility_depth: int = _param(
+        "The reduced depth below which a quiet move may be skipped (plies).", lo=1, hi=100
+    )
+    reduced_futility_base: int = _param("The margin's constant part (centipawns).", lo=0, hi=10000)
+    reduced_futility_margin: int = _param("The margin per ply of reduced depth (centipawns).", lo=0, hi=10000)
     razoring: bool = _param(
         "Razoring: at shallow depth, when the static evaluation plus a margin growing with depth is below alpha, "
         "a quiescence search decides; if no capture lifts the score to alpha, the node fails low at once."

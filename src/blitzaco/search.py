@@ -296,6 +296,10 @@ class SearchParams:
     futility: bool
     futility_depth: i64
     futility_margin: i64
+    reduced_futility: bool
+    reduced_futility_depth: i64
+    reduced_futility_base: i64
+    reduced_futility_margin: i64
     late_move_pruning: bool
     late_move_pruning_depth: i64
     late_move_pruning_base: i64
@@ -345,6 +349,10 @@ class SearchParams:
         self.futility = config.futility
         self.futility_depth = config.futility_depth
         self.futility_margin = config.futility_margin
+        self.reduced_futility = config.reduced_futility
+        self.reduced_futility_depth = config.reduced_futility_depth
+        self.reduced_futility_base = config.reduced_futility_base
+        self.reduced_futility_margin = config.reduced_futility_margin
         self.late_move_pruning = config.late_move_pruning
         self.late_move_pruning_depth = config.late_move_pruning_depth
         self.late_move_pruning_base = config.late_move_pruning_base
@@ -954,6 +962,7 @@ class Search:
         futile = prune_quiets and p.futility and depth <= p.futility_depth and (
             static + p.futility_margin * depth <= alpha
         )
+        reduced_futile = prune_quiets and p.reduced_futility
         quiet_limit: i64 = NO_LIMIT
         if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
             quiet_limit = p.late_move_pruning_base + depth * depth
@@ -983,6 +992,13 @@ class Search:
             prunable = (
                 not tactical and searched > 0 and best > -MATE_BOUND and (futile or quiets_tried >= quiet_limit)
             )
+            if reduced_futile and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
+                # Futility at the depth the move would be searched at after its reduction.
+                number = searched + 1
+                reduced = depth - 1 - self.lmr_table[lmr_row + (number if number < 63 else 63)]
+                prunable = reduced < p.reduced_futility_depth and (
+                    static + p.reduced_futility_base + p.reduced_futility_margin * reduced <= alpha
+                )
             if see_prune and not prunable and searched > 0 and best > -MATE_BOUND:
                 # SEE pruning: at shallow depth, a move that loses more than a margin
                 # by static exchange is skipped unless it gives check.
