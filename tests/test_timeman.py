@@ -10,7 +10,7 @@ import pytest
 
 from blitzaco.config import TimeConfig
 from blitzaco.search import MATE_BOUND, SearchPlan
-from blitzaco.timeman import Limits, SearchControl, time_budget
+from blitzaco.timeman import IterationReport, Limits, SearchControl, time_budget
 
 CONFIG = TimeConfig()
 
@@ -156,8 +156,6 @@ def test_a_clock_for_the_other_side_only_means_moving_at_once() -> None:
 
 
 def _reports(moves: list[str], scores: list[int], shares: list[float]) -> list:
-    from blitzaco.timeman import IterationReport
-
     return [
         IterationReport(depth, chess.Move.from_uci(move), score, share)
         for depth, (move, score, share) in enumerate(zip(moves, scores, shares, strict=True), start=1)
@@ -212,10 +210,13 @@ def test_a_single_legal_move_gets_only_a_shallow_search() -> None:
     # A fixed depth beyond it is what was asked for: no clock, no shortcut.
     deep = config.time.single_move_depth + 2
     assert engine.think(board, Limits(depth=deep)).depth == deep
-    # Switched off, the clock's budget (0.4 s here) runs the search past the shallow depth.
+    # Switched off, the clock's budget (1.2 s here) runs the search past the shallow
+    # depth. A first search sets the engine up (its table, its net), so that a busy
+    # machine's slow start does not eat the budget being tested.
     off = Engine(dataclasses.replace(config, time=dataclasses.replace(config.time, single_move=False)))
     off.set_option("own_book", False)
-    assert off.think(board, Limits(wtime=20_000, btime=20_000)).depth > config.time.single_move_depth
+    off.think(board, Limits(depth=1))
+    assert off.think(board, Limits(wtime=60_000, btime=60_000)).depth > config.time.single_move_depth
 
 
 def test_with_count_ponder_the_pondering_counts_against_the_budget() -> None:
@@ -342,3 +343,48 @@ def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyP
         assert (clock_trim.depth, clock_trim.fall) == (config.time.trim_depth, config.time.trim_fall)
     else:
         assert clock_trim is None
+
+
+@pytest.mark.parametrize("adaptive", [True, False])
+def test_the_engine_scales_the_soft_limit_only_on_the_clock(monkeypatch: pytest.MonkeyPatch, adaptive: bool) -> None:
+    """With [time] adaptive on, a search on the clock gives each iteration's report to
+    the time manager's Stability, and its factor moves the soft limit; a fixed-depth
+    search asks nothing; with it off, no search does."""
+    from blitzaco import engine as engine_module
+    from blitzaco import turn
+    from blitzaco.config import Config
+    from blitzaco.timeman import Stability
+
+    reports: list[IterationReport] = []
+    scaled: list[float] = []
+
+    class Recorded(Stability):
+        def update(self, report: IterationReport) -> float:
+            reports.append(report)
+            return super().update(report)
+
+    real_scale = SearchControl.scale_soft
+
+    def scale_soft(control: SearchControl, factor: float) -> None:
+        scaled.append(factor)
+        real_scale(control, factor)
+
+    monkeypatch.setattr(turn, "Stability", Recorded)
+    monkeypatch.setattr(SearchControl, "scale_soft", scale_soft)
+    config = Config()
+    config = dataclasses.replace(config, time=dataclasses.replace(config.time, adaptive=adaptive))
+    engine = engine_module.Engine(config)
+    engine.set_option("own_book", False)
+    board = chess.Board(TRIM_FEN)
+    result = engine.think(board, Limits(wtime=2_000, btime=2_000))
+    assert board.is_legal(result.move)
+    on_clock = len(reports)
+    assert on_clock == len(scaled)
+    engine.think(board, Limits(depth=3))
+    assert len(reports) == on_clock  # a fixed depth: no report
+    if adaptive:
+        # Every completed iteration, from the first (a busy machine may finish only that one).
+        assert on_clock >= 1 and [report.depth for report in reports] == list(range(1, on_clock + 1))
+        assert all(config.time.scale_min <= factor <= config.time.scale_max for factor in scaled)
+    else:
+        assert on_clock == 0
