@@ -8,7 +8,8 @@ import time
 import chess
 import pytest
 
-from blitzaco.config import TimeConfig
+from blitzaco.config import Config, TimeConfig
+from blitzaco.engine import Engine
 from blitzaco.search import MATE_BOUND, SearchPlan
 from blitzaco.timeman import IterationReport, Limits, SearchControl, time_budget
 
@@ -195,9 +196,6 @@ def test_a_single_legal_move_gets_only_a_shallow_search() -> None:
     (single_move_depth plies), with a score and a ponder move, however long the clock;
     a fixed depth without a clock is searched as asked; with [time] single_move off
     the move gets the clock's budget."""
-    from blitzaco.config import Config
-    from blitzaco.engine import Engine
-
     board = chess.Board("k7/8/8/8/8/8/1r6/K6r w - - 0 1")  # Ka1 in check: Kxb2 only
     assert board.legal_moves.count() == 1
     config = Config()
@@ -247,7 +245,6 @@ TRIM_FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 def _trim_search(due: object, depth: int = 4, fall: int = 10_000, max_depth: int = 5):
     """A search of TRIM_FEN to *max_depth* with the trim's signal *due* (None: no
     trim); returns (search, depths of the completed iterations)."""
-    from blitzaco.config import Config
     from blitzaco.pheromone import Trails
     from blitzaco.search import Search, Trim
     from blitzaco.static_eval import StaticEval
@@ -312,13 +309,24 @@ def test_a_trim_spares_a_changed_or_falling_best_move() -> None:
     assert not search._trimmed(3)  # the first iteration
 
 
+def _engine_on_the_clock(**time: bool) -> tuple[Config, Engine, chess.Board]:
+    """The default configuration with the [time] fields *time* changed, an engine of
+    it (book off) and TRIM_FEN's board, after the engine played a legal move there on
+    a 2-second clock."""
+    config = Config()
+    config = dataclasses.replace(config, time=dataclasses.replace(config.time, **time))
+    engine = Engine(config)
+    engine.set_option("own_book", False)
+    board = chess.Board(TRIM_FEN)
+    assert board.is_legal(engine.think(board, Limits(wtime=2_000, btime=2_000)).move)
+    return config, engine, board
+
+
 @pytest.mark.parametrize("trim", [True, False])
 def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyPatch, trim: bool) -> None:
     """With [time] trim on, a search on the clock gets the trim (tied to its soft
     limit), a fixed-depth search does not; with it off, none does."""
-    from blitzaco import engine as engine_module
     from blitzaco import turn
-    from blitzaco.config import Config
 
     trims: list[object] = []
     real = turn.Search
@@ -328,13 +336,7 @@ def test_the_engine_trims_only_searches_on_the_clock(monkeypatch: pytest.MonkeyP
         return real(board, plan)
 
     monkeypatch.setattr(turn, "Search", recorded)
-    config = Config()
-    config = dataclasses.replace(config, time=dataclasses.replace(config.time, trim=trim))
-    engine = engine_module.Engine(config)
-    engine.set_option("own_book", False)
-    board = chess.Board(TRIM_FEN)
-    result = engine.think(board, Limits(wtime=2_000, btime=2_000))
-    assert board.is_legal(result.move)
+    config, engine, board = _engine_on_the_clock(trim=trim)
     engine.think(board, Limits(depth=3))
     clock_trim, depth_trim = trims
     assert depth_trim is None
@@ -350,9 +352,7 @@ def test_the_engine_scales_the_soft_limit_only_on_the_clock(monkeypatch: pytest.
     """With [time] adaptive on, a search on the clock gives each iteration's report to
     the time manager's Stability, and its factor moves the soft limit; a fixed-depth
     search asks nothing; with it off, no search does."""
-    from blitzaco import engine as engine_module
     from blitzaco import turn
-    from blitzaco.config import Config
     from blitzaco.timeman import Stability
 
     reports: list[IterationReport] = []
@@ -371,13 +371,7 @@ def test_the_engine_scales_the_soft_limit_only_on_the_clock(monkeypatch: pytest.
 
     monkeypatch.setattr(turn, "Stability", Recorded)
     monkeypatch.setattr(SearchControl, "scale_soft", scale_soft)
-    config = Config()
-    config = dataclasses.replace(config, time=dataclasses.replace(config.time, adaptive=adaptive))
-    engine = engine_module.Engine(config)
-    engine.set_option("own_book", False)
-    board = chess.Board(TRIM_FEN)
-    result = engine.think(board, Limits(wtime=2_000, btime=2_000))
-    assert board.is_legal(result.move)
+    config, engine, board = _engine_on_the_clock(adaptive=adaptive)
     on_clock = len(reports)
     assert on_clock == len(scaled)
     engine.think(board, Limits(depth=3))
