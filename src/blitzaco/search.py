@@ -415,6 +415,26 @@ def _table_score(score: i64, ply: i64) -> i64:
     return score + ply if score >= TB_BOUND else score - ply if score <= -TB_BOUND else score
 
 
+def _from_table(score: i64, ply: i64) -> i64:
+    """A table's *score* as the search sees it *ply* plies from the root (the inverse
+    of :func:`_table_score`)."""
+    return score - ply if score >= TB_BOUND else score + ply if score <= -TB_BOUND else score
+
+
+def _settles(bound: i64, score: i64, alpha: i64, beta: i64) -> bool:
+    """Whether a table entry's *score* with *bound* decides the window (*alpha*, *beta*)."""
+    return bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha)
+
+
+def _says_more(bound: i64, score: i64, static: i64) -> bool:
+    """Whether a table entry's *score* with *bound* is a sharper estimate than the
+    static evaluation *static*: an exact score, a lower bound above it or an upper
+    bound below it (never a mate or tablebase score)."""
+    return -TB_BOUND < score < TB_BOUND and (
+        bound == EXACT or (bound == LOWER and score > static) or (bound == UPPER and score < static)
+    )
+
+
 def _reduction_table(base: float, divisor: float) -> tuple[int, ...]:
     """Late-move reductions by depth and move number, ``table[depth * 64 + number]``:
     base + ln(d) ln(m) / divisor, at least 0. Cached (every search of a game uses the
@@ -860,10 +880,8 @@ class Search:
         if entry != 0:
             tt_move = entry_move(entry)
             if not pv_node and excluded == 0 and entry_depth(entry) >= depth:
-                stored = entry_score(entry)
-                score = stored - ply if stored >= TB_BOUND else stored + ply if stored <= -TB_BOUND else stored
-                bound = entry_bound(entry)
-                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+                score = _from_table(entry_score(entry), ply)
+                if _settles(entry_bound(entry), score, alpha, beta):
                     return score
 
         us = board.side
@@ -892,10 +910,7 @@ class Search:
             # A bound from an earlier search of this position says more than the
             # static evaluation does: the pruning rules below read it instead.
             stored = entry_score(entry)
-            bound = entry_bound(entry)
-            if -TB_BOUND < stored < TB_BOUND and (
-                bound == EXACT or (bound == LOWER and stored > static) or (bound == UPPER and stored < static)
-            ):
+            if _says_more(entry_bound(entry), stored, static):
                 static = stored
         if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
             # Reverse futility: far enough above beta that no quiet line falls below it.
@@ -1134,11 +1149,9 @@ class Search:
             entry = self.table.find(key)
             if entry != 0:
                 tt_move = entry_move(entry)
-                stored = entry_score(entry)
-                tt_score = stored - ply if stored >= TB_BOUND else stored + ply if stored <= -TB_BOUND else stored
+                tt_score = _from_table(entry_score(entry), ply)
                 tt_bound = entry_bound(entry)
-                if beta - alpha == 1 and (tt_bound == EXACT or (tt_bound == LOWER and tt_score >= beta)
-                                          or (tt_bound == UPPER and tt_score <= alpha)):
+                if beta - alpha == 1 and _settles(tt_bound, tt_score, alpha, beta):
                     return tt_score
         if in_check:
             end = board.gen_all(out, base)
@@ -1157,9 +1170,7 @@ class Search:
                 best = quick + lazy if quick + lazy <= alpha else self._evaluate(board) + correction
             else:
                 best = self._evaluate(board) + correction
-            if entry != 0 and -TB_BOUND < tt_score < TB_BOUND and (
-                tt_bound == EXACT or (tt_bound == LOWER and tt_score > best) or (tt_bound == UPPER and tt_score < best)
-            ):
+            if entry != 0 and _says_more(tt_bound, tt_score, best):
                 best = tt_score  # an earlier search of this position says more than the evaluation
             stand_pat = best
             if best >= beta:
