@@ -4,7 +4,8 @@
 
 MODE: ``good`` plays the first legal move; ``illegal`` answers an illegal move;
 ``crash`` exits when asked to move after its third move; ``slow`` thinks for two
-seconds whatever its clock says.
+seconds whatever its clock says; ``late`` takes two seconds to start, then plays at
+once.
 """
 
 import sys
@@ -13,6 +14,8 @@ import time
 import chess
 
 mode = sys.argv[1]
+if mode == "late":
+    time.sleep(2)
 board = chess.Board()
 moves_played = 0
 for line in sys.stdin:

@@ -143,8 +143,10 @@ def test_short_match_between_two_engine_processes(tmp_path: Path) -> None:
 
 
 def test_clock_games_record_the_clock_in_the_pgn(tmp_path: Path) -> None:
-    first = EngineSpec.parse(f"name=a {BLITZACO}")
-    second = EngineSpec.parse(f"name=b {BLITZACO}")
+    # A 1-second game beside other tests on two cores: a margin of 100 ms a move for
+    # the scheduler's delays, as a user gives a loaded machine (Move Overhead).
+    first = EngineSpec.parse(f"name=a {BLITZACO} 'option.Move Overhead=100'")
+    second = EngineSpec.parse(f"name=b {BLITZACO} 'option.Move Overhead=100'")
     pgn = tmp_path / "clock.pgn"
     report = play_match(
         first, second, OPENINGS[:1], MatchLimit(base=1.0, increment=0.05), 2,
@@ -174,6 +176,13 @@ def test_faults_are_counted_separately() -> None:
     report = play_match(fake("good"), fake("slow"), OPENINGS[:1], MatchLimit(base=0.5, increment=0.0), 2)
     assert report.faults["slow"]["time"] == 2 and report.wins == 2
     assert "time forfeit" in report.terminations
+
+
+def test_an_engine_starts_off_the_clock() -> None:
+    # Two seconds to start, then instant moves on a half-second clock: the start-up is
+    # not a move's thinking (cutechess starts the engines before the game).
+    report = play_match(fake("good"), fake("late"), OPENINGS[:1], MatchLimit(base=0.5, increment=0.1), 2)
+    assert report.games == 2 and not report.faults
 
 
 def test_resign_adjudication() -> None:

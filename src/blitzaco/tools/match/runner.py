@@ -455,9 +455,13 @@ def play_game(
             )
         else:
             search_limit = chess.engine.Limit(nodes=limit.nodes, depth=limit.depth, time=limit.movetime)
-        started = time.perf_counter()
         try:
-            played = seat.get().play(
+            # The clock runs from the request for a move: an engine started (or
+            # restarted after a crash) here has its start-up off the clock, as in
+            # cutechess, which starts the engines before the game.
+            engine = seat.get()
+            started = time.perf_counter()
+            played = engine.play(
                 board, search_limit, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE, game=game_key
             )
         except (chess.engine.EngineTerminatedError, TimeoutError, concurrent.futures.TimeoutError) as err:
