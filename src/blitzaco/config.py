@@ -462,7 +462,8 @@ class SearchConfig:
     qsearch_tt: bool = _param(
         "The transposition table in the quiescence search: a non-PV node returns the table's score where its bound "
         "settles the window, the stand pat takes the table's score where its bound says more, the table's move is "
-        "tried first, and the node's result is stored at depth 0 (never over a deeper entry of the same position)."
+        "tried first, and the node's result is stored at depth 0 (never over a deeper entry of the same position). On "
+        "since its decision match at 10 s + 0.1 s (+6.9 Elo)."
     )
     lazy_eval: bool = _param(
         "Lazy evaluation in the quiescence search: when material and piece-square tables alone are more than "
