@@ -36,6 +36,8 @@ from blitzaco.search import (
     SearchMemory,
     SearchParams,
     SearchPlan,
+    _reduction_table,
+    _table_score,
     mate_in,
     root_order,
 )
@@ -169,6 +171,17 @@ def test_the_quiescence_table_answers_stores_and_keeps_deeper_entries() -> None:
     assert on._qsearch(0, 1999, 2000, False) < 1999  # a lower bound below the window: searched, not stored
     entry = on.table.find(key)
     assert (entry_depth(entry), entry_score(entry), entry_bound(entry)) == (5, 1500, LOWER)
+
+
+def test_the_table_score_is_a_plain_function_and_the_reduction_table_is_cached() -> None:
+    """The reduction table is built once per setting (every search of a game uses the
+    same one); the table's score conversion, called at every store, is a plain
+    function: a4f3ba4 had put the cache's decorator on it instead (a cache lookup per
+    store, and a new reduction table per search)."""
+    assert not hasattr(_table_score, "cache_info")
+    assert _table_score(MATE - 3, 5) == MATE + 2 and _table_score(-(MATE - 3), 5) == -(MATE + 2)
+    assert _table_score(37, 5) == 37
+    assert _reduction_table(0.75, 2.25) is _reduction_table(0.75, 2.25)
 
 
 def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates() -> None:

@@ -408,7 +408,6 @@ class _RootMove:
         self.nodes = 0  # searched under this move in the current iteration
 
 
-@functools.lru_cache(maxsize=4)
 def _table_score(score: i64, ply: i64) -> i64:
     """*score*, found *ply* plies from the root, as the table keeps it: a mate or
     tablebase score counted from the node, not the root."""
@@ -435,6 +434,7 @@ def _says_more(bound: i64, score: i64, static: i64) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4)
 def _reduction_table(base: float, divisor: float) -> tuple[int, ...]:
     """Late-move reductions by depth and move number, ``table[depth * 64 + number]``:
     base + ln(d) ln(m) / divisor, at least 0. Cached (every search of a game uses the
