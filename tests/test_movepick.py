@@ -418,6 +418,28 @@ def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_
     assert _quiets(_pick_all(own_other, memory, 0, 0, previous_move(own_other), see_ordering=True))[0] != refutation
 
 
+def test_a_quiet_moves_history_for_pruning_adds_its_continuation_history_after_the_previous_move() -> None:
+    """[search] history_pruning reads :meth:`MovePicker.quiet_history`: the move's
+    history, plus its continuation history after the move that led to the node where
+    that table is on; after another move, or without the table, the history alone."""
+    from blitzaco.movepick import move_column, previous_move
+
+    own = Board.from_chess(chess.Board())
+    own.make(encode_move(chess.Move.from_uci("e2e4")))
+    previous = previous_move(own)
+    move = encode_move(chess.Move.from_uci("a7a6"))
+    for continuation in (True, False):
+        memory = OrderingMemory(True, False, True, continuation=continuation)
+        memory.history[own.side << 12 | (move & 4095)] = -40
+        picker = MovePicker(own, memory, vec[i64]([0] * MAX_MOVES), see_scratch(), None, False, 0)
+        if continuation:
+            memory.continuation[memory.continuation_row(own, previous) + move_column(own, move)] = -300
+        picker.start(0, previous)
+        assert picker.quiet_history(move) == (-340 if continuation else -40)
+        picker.start(0, 0)  # no move before (the root, a null move): the history alone
+        assert picker.quiet_history(move) == -40
+
+
 def test_history_with_gravity_stays_within_its_bound_and_orders_the_refutation_first() -> None:
     """[search] history_gravity: a cutoff raises its quiet move's history and lowers
     the ones tried before it, each entry within +-the bound however many cutoffs, and

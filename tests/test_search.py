@@ -129,13 +129,13 @@ def _finds_the_mates(engine: Engine, extra: tuple = ()) -> None:
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
      "lmr_history", "probcut", "correction_history", "history_gravity", "qsearch_tt",
-     "reduced_futility"],
+     "reduced_futility", "history_pruning"],
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
     continuation and capture history, SEE pruning, history in the reductions, ProbCut,
     correction history, history with gravity, the table in the quiescence search,
-    futility at the reduced depth:
+    futility at the reduced depth, history pruning:
     switched from their default, they change the tree (a different node count at the
     same depth) and the mates are still found. Lazy evaluation stands in for the
     classical evaluation alone, so it is tried on that."""

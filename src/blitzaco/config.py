@@ -370,6 +370,17 @@ class SearchConfig:
     )
     reduced_futility_base: int = _param("The margin's constant part (centipawns).", lo=0, hi=10000)
     reduced_futility_margin: int = _param("The margin per ply of reduced depth (centipawns).", lo=0, hi=10000)
+    history_pruning: bool = _param(
+        "History pruning of quiet moves: at non-PV nodes not in check, up to history_pruning_depth, a quiet move "
+        "after the first (not the table move, a killer or the counter-move) that does not give check is skipped "
+        "when its history (with continuation_history, plus its continuation history after the previous move) is "
+        "below -history_pruning_margin per ply of depth."
+    )
+    history_pruning_depth: int = _param("Largest depth where history pruning applies (plies).", lo=0, hi=100)
+    history_pruning_margin: int = _param(
+        "How far below zero a quiet move's history may fall, per ply of depth, before it is skipped (history "
+        "units).", lo=0, hi=1 << 30
+    )
     razoring: bool = _param(
         "Razoring: at shallow depth, when the static evaluation plus a margin growing with depth is below alpha, "
         "a quiescence search decides; if no capture lifts the score to alpha, the node fails low at once."

@@ -493,6 +493,15 @@ class MovePicker:
         """Whether *code* is one of this node's killers or its counter-move."""
         return code == self.killer1 or code == self.killer2 or code == self.counter
 
+    def quiet_history(self, code: i64) -> i64:
+        """Quiet move *code*'s history at this node: its history, plus its
+        continuation history after the move that led here (where that is on)."""
+        board = self.board
+        value = self.memory.history[board.side << 12 | (code & 4095)]
+        if self.continuation_row >= 0:
+            value += self.memory.continuation[self.continuation_row + move_column(board, code)]
+        return value
+
     def next(self) -> i64:
         """The next pseudo-legal move (:attr:`tactical` says whether it is a capture
         or a promotion), or 0 when there are no more."""

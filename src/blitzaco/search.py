@@ -300,6 +300,9 @@ class SearchParams:
     reduced_futility_depth: i64
     reduced_futility_base: i64
     reduced_futility_margin: i64
+    history_pruning: bool
+    history_pruning_depth: i64
+    history_pruning_margin: i64
     late_move_pruning: bool
     late_move_pruning_depth: i64
     late_move_pruning_base: i64
@@ -353,6 +356,9 @@ class SearchParams:
         self.reduced_futility_depth = config.reduced_futility_depth
         self.reduced_futility_base = config.reduced_futility_base
         self.reduced_futility_margin = config.reduced_futility_margin
+        self.history_pruning = config.history_pruning
+        self.history_pruning_depth = config.history_pruning_depth
+        self.history_pruning_margin = config.history_pruning_margin
         self.late_move_pruning = config.late_move_pruning
         self.late_move_pruning_depth = config.late_move_pruning_depth
         self.late_move_pruning_base = config.late_move_pruning_base
@@ -978,6 +984,8 @@ class Search:
             static + p.futility_margin * depth <= alpha
         )
         reduced_futile = prune_quiets and p.reduced_futility
+        history_floor: i64 = -p.history_pruning_margin * depth
+        history_prune = prune_quiets and p.history_pruning and depth <= p.history_pruning_depth
         quiet_limit: i64 = NO_LIMIT
         if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
             quiet_limit = p.late_move_pruning_base + depth * depth
@@ -1013,6 +1021,11 @@ class Search:
                 reduced = depth - 1 - self.lmr_table[lmr_row + (number if number < 63 else 63)]
                 prunable = reduced < p.reduced_futility_depth and (
                     static + p.reduced_futility_base + p.reduced_futility_margin * reduced <= alpha
+                )
+            if history_prune and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
+                # History pruning: a quiet move that has mostly failed where it was tried.
+                prunable = (
+                    code != tt_move and not picker.is_special(code) and picker.quiet_history(code) < history_floor
                 )
             if see_prune and not prunable and searched > 0 and best > -MATE_BOUND:
                 # SEE pruning: at shallow depth, a move that loses more than a margin
