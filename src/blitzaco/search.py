@@ -984,7 +984,6 @@ class Search:
             static + p.futility_margin * depth <= alpha
         )
         reduced_futile = prune_quiets and p.reduced_futility
-        history_floor: i64 = -p.history_pruning_margin * depth
         history_prune = prune_quiets and p.history_pruning and depth <= p.history_pruning_depth
         quiet_limit: i64 = NO_LIMIT
         if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
@@ -1023,9 +1022,10 @@ class Search:
                     static + p.reduced_futility_base + p.reduced_futility_margin * reduced <= alpha
                 )
             if history_prune and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
-                # History pruning: a quiet move that has mostly failed where it was tried.
+                # History pruning: a quiet move that has mostly failed where it was tried
+                # (the table move, tried first, is never here).
                 prunable = (
-                    code != tt_move and not picker.is_special(code) and picker.quiet_history(code) < history_floor
+                    not picker.is_special(code) and picker.quiet_history(code) < -p.history_pruning_margin * depth
                 )
             if see_prune and not prunable and searched > 0 and best > -MATE_BOUND:
                 # SEE pruning: at shallow depth, a move that loses more than a margin
