@@ -12,7 +12,9 @@ Example (the current checkout against an older one in a git worktree, SPRT):
 
 Engines are given as cutechess-cli does: name=, cmd= (quoted), option.NAME=VALUE,
 env.VAR=VALUE and dir=, either as separate words after --engine (as above) or as
-one quoted string (--engine 'name=new cmd="python -m blitzaco"'). The logic lives
+one quoted string (--engine 'name=new cmd="python -m blitzaco"'). An engine may
+have a limit of its own, which takes the place of the match's for it (time or
+node odds): tc=20+0.2, nodes=N, depth=N or st=SECONDS (a move). The logic lives
 in blitzaco.tools.match; this is its front end.
 """
 

@@ -5,7 +5,8 @@
 MODE: ``good`` plays the first legal move; ``illegal`` answers an illegal move;
 ``crash`` exits when asked to move after its third move; ``slow`` thinks for two
 seconds whatever its clock says; ``late`` takes two seconds to start, then plays at
-once.
+once; ``nodes`` plays the first legal move and reports as its depth the nodes its
+``go`` asked for (0 where it asked for none), so that a test sees each side's limit.
 """
 
 import sys
@@ -45,7 +46,10 @@ for line in sys.stdin:
             time.sleep(2)
         move = next(iter(board.legal_moves))
         answer = "a1a1" if mode == "illegal" else move.uci()
-        print(f"info depth 1 score cp 0 pv {move.uci()}")
+        depth = "1"
+        if mode == "nodes":
+            depth = words[words.index("nodes") + 1] if "nodes" in words else "0"
+        print(f"info depth {depth} score cp 0 pv {move.uci()}")
         print(f"bestmove {answer}", flush=True)
     elif words[0] == "quit":
         break

@@ -90,6 +90,15 @@ def test_engine_spec_parsing() -> None:
         EngineSpec.parse("name=x")
     with pytest.raises(ValueError):
         EngineSpec.parse("name=x cmd=y colour=blue")
+    # An engine's own limit (time or node odds), cutechess-cli's keys.
+    assert spec.limit is None
+    assert EngineSpec.parse("cmd=y tc=20+0.2").limit == MatchLimit(base=20.0, increment=0.2)
+    assert EngineSpec.parse("cmd=y nodes=500").limit == MatchLimit(nodes=500)
+    assert EngineSpec.parse("cmd=y depth=6").limit == MatchLimit(depth=6)
+    assert EngineSpec.parse("cmd=y st=0.5").limit == MatchLimit(movetime=0.5)
+    for wrong in ("tc=nodes=5", "tc=fast", "nodes=5+1"):
+        with pytest.raises(ValueError):
+            EngineSpec.parse(f"cmd=y {wrong}")
 
 
 def test_limit_parsing() -> None:
@@ -165,6 +174,49 @@ def test_clock_games_record_the_clock_in_the_pgn(tmp_path: Path) -> None:
         while (read := chess.pgn.read_game(handle)) is not None:
             games.append(read)
     assert len(games) == 4 and [g.headers["TimeControl"] for g in games[:2]] == ["1+0.05", "1+0.05"]
+
+
+def _by_mover(game: chess.pgn.Game) -> list[tuple[str, chess.pgn.ChildNode]]:
+    """Each move of *game* with the name of the engine that played it."""
+    return [(game.headers["White" if node.parent.board().turn == chess.WHITE else "Black"], node)
+            for node in game.mainline()]
+
+
+def test_time_odds_give_each_side_its_own_clock(tmp_path: Path) -> None:
+    # The first engine on 3 s + 0.5 s, the second on the match's 1 s + 0.05 s: each
+    # side's clock starts and grows by its own control, and the PGN says both.
+    first = EngineSpec.parse(f"name=slow cmd='{sys.executable} {HERE / 'fake_engine.py'} good' tc=3+0.5")
+    pgn = tmp_path / "odds.pgn"
+    report = play_match(first, fake("good"), OPENINGS[:1], MatchLimit(base=1.0, increment=0.05), 2, pgn_path=pgn)
+    assert report.games == 2 and not report.faults
+    assert report.limit == "slow 3+0.5, good 1+0.05"
+    with open(pgn) as handle:
+        games = [chess.pgn.read_game(handle), chess.pgn.read_game(handle)]
+    for game in games:
+        assert game is not None and "TimeControl" not in game.headers
+        controls = {game.headers[colour]: game.headers[colour + "TimeControl"] for colour in ("White", "Black")}
+        assert controls == {"slow": "3+0.5", "good": "1+0.05"}
+        first_clocks: dict[str, float | None] = {}
+        for name, node in _by_mover(game):
+            first_clocks.setdefault(name, node.clock())
+        slow, good = first_clocks["slow"], first_clocks["good"]
+        assert slow is not None and good is not None and 3.0 < slow <= 3.5 and 0.5 < good <= 1.05
+
+
+def test_node_odds_send_each_side_its_own_nodes(tmp_path: Path) -> None:
+    # The fake engine reports the nodes its go asked for as its depth: 7 for the
+    # engine with its own limit, the match's 3 for the other, move after move.
+    first = EngineSpec.parse(f"name=more cmd='{sys.executable} {HERE / 'fake_engine.py'} nodes' nodes=7")
+    second = EngineSpec.parse(f"name=less cmd='{sys.executable} {HERE / 'fake_engine.py'} nodes'")
+    pgn = tmp_path / "nodes.pgn"
+    report = play_match(first, second, OPENINGS[:1], MatchLimit(nodes=3), 2, pgn_path=pgn)
+    assert report.games == 2 and report.limit == "more nodes=7, less nodes=3"
+    game = chess.pgn.read_game(open(pgn))
+    assert game is not None and game.headers["WhiteTimeControl"] == game.headers["BlackTimeControl"] == "-"
+    depths: dict[str, set[str]] = {"more": set(), "less": set()}
+    for name, node in _by_mover(game):
+        depths[name].add(node.comment.split("/")[1].split()[0])
+    assert depths == {"more": {"7"}, "less": {"3"}} and len(list(game.mainline())) > 10
 
 
 def test_faults_are_counted_separately() -> None:

@@ -48,19 +48,22 @@ __all__ = [
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """How to start one engine: a command line, UCI options, and its environment."""
+    """How to start one engine: a command line, UCI options, and its environment;
+    and, where it is not the match's, its own limit (time or node odds)."""
 
     name: str
     command: tuple[str, ...]
     options: tuple[tuple[str, Any], ...] = ()
     env: tuple[tuple[str, str], ...] = ()
     cwd: str | None = None
+    limit: MatchLimit | None = None
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
         """Parse ``name=N cmd="prog args" option.Hash=16 env.PYTHONPATH=src dir=D``
-        (cutechess-cli's style)."""
-        name, command, cwd = None, None, None
+        (cutechess-cli's style), with an optional limit of this engine's own:
+        ``tc=20+0.2``, ``nodes=5000``, ``depth=6`` or ``st=0.5`` (seconds a move)."""
+        name, command, cwd, limit = None, None, None, None
         options: list[tuple[str, Any]] = []
         env: list[tuple[str, str]] = []
         for token in shlex.split(text):
@@ -73,6 +76,10 @@ class EngineSpec:
                 command = tuple(shlex.split(value))
             elif key == "dir":
                 cwd = value
+            elif key in _LIMIT_KEYS:
+                limit = MatchLimit.parse(value if key == "tc" else f"{_LIMIT_KEYS[key]}={value}")
+                if (key == "tc") != (limit.base is not None):
+                    raise ValueError(f"engine setting '{token}' is not a {key} limit")
             elif key.startswith("option."):
                 options.append((key[len("option.") :], _option_value(value)))
             elif key.startswith("env."):
@@ -81,7 +88,7 @@ class EngineSpec:
                 raise ValueError(f"unknown engine setting '{key}'")
         if not command:
             raise ValueError(f"engine '{text}' has no cmd=")
-        return cls(name or Path(command[0]).name, command, tuple(options), tuple(env), cwd)
+        return cls(name or Path(command[0]).name, command, tuple(options), tuple(env), cwd, limit)
 
     def open(self) -> chess.engine.SimpleEngine:
         import os
@@ -95,6 +102,10 @@ class EngineSpec:
                 engine.close()  # an option it refuses: do not leave the process behind
                 raise
         return engine
+
+
+# An engine's own limit, as cutechess-cli spells it, and MatchLimit's name for it.
+_LIMIT_KEYS = {"tc": "tc", "nodes": "nodes", "depth": "depth", "st": "movetime"}
 
 
 def _option_value(text: str) -> Any:
@@ -431,7 +442,8 @@ def play_game(
     for move in board.move_stack:
         node = node.add_variation(move, comment="book")
     seats = {chess.WHITE: white, chess.BLACK: black}
-    clock = {chess.WHITE: limit.base or 0.0, chess.BLACK: limit.base or 0.0}
+    limits = {chess.WHITE: white.spec.limit or limit, chess.BLACK: black.spec.limit or limit}
+    clock = {colour: limits[colour].base or 0.0 for colour in chess.COLORS}
     white_pov: list[int | None] = []  # each engine's score, from White's point of view
     game_key = object()
     result, termination, fault, faulty = "*", "", None, None
@@ -446,15 +458,11 @@ def play_game(
             break
         side = board.turn
         seat = seats[side]
-        if limit.base is not None:
-            search_limit = chess.engine.Limit(
-                white_clock=max(clock[chess.WHITE], 0.001),
-                black_clock=max(clock[chess.BLACK], 0.001),
-                white_inc=limit.increment,
-                black_inc=limit.increment,
-            )
+        own = limits[side]
+        if own.base is not None:
+            search_limit = _clock_limit(side, clock, limits)
         else:
-            search_limit = chess.engine.Limit(nodes=limit.nodes, depth=limit.depth, time=limit.movetime)
+            search_limit = chess.engine.Limit(nodes=own.nodes, depth=own.depth, time=own.movetime)
         try:
             # The clock runs from the request for a move: an engine started (or
             # restarted after a crash) here has its start-up off the clock, as in
@@ -475,23 +483,28 @@ def play_game(
             elapsed = time.perf_counter() - started
             if played.move is None or played.move not in board.legal_moves:
                 fault, faulty, termination = "illegal", seat.spec.name, f"illegal move {played.move}"
-            elif limit.base is not None and clock[side] - elapsed < 0:
+            elif own.base is not None and clock[side] - elapsed < 0:
                 fault, faulty, termination = "time", seat.spec.name, "time forfeit"
             if fault is None and played.move is not None:
-                if limit.base is not None:
-                    clock[side] += limit.increment - elapsed
+                if own.base is not None:
+                    clock[side] += own.increment - elapsed
                 score = played.info.get("score")
                 white_pov.append(score.white().score(mate_score=_MATE_CP) if score is not None else None)
                 node = node.add_variation(played.move)
                 depth = played.info.get("depth")
                 note = _score_text(score, side) + (f"/{depth}" if depth is not None else "") + f" {elapsed:.2f}s"
                 node.comment = note.strip()
-                if limit.base is not None:
+                if own.base is not None:
                     node.set_clock(max(clock[side], 0.0))
                 board.push(played.move)
         if fault is not None:
             result = "0-1" if side == chess.WHITE else "1-0"
             break
+    if limits[chess.WHITE] == limits[chess.BLACK]:
+        controls = {"TimeControl": limits[chess.WHITE].pgn_time_control()}
+    else:  # odds: each side's own, as cutechess-cli writes them
+        controls = {"WhiteTimeControl": limits[chess.WHITE].pgn_time_control(),
+                    "BlackTimeControl": limits[chess.BLACK].pgn_time_control()}
     game.headers.update(
         Event="BlitzACO match",
         Site="local",
@@ -500,7 +513,7 @@ def play_game(
         White=white.spec.name,
         Black=black.spec.name,
         Result=result,
-        TimeControl=limit.pgn_time_control(),
+        **controls,
         Termination=termination,
         PlyCount=str(len(board.move_stack) - len(start.move_stack)),
     )
@@ -511,6 +524,23 @@ def play_game(
     return GameRecord(
         round_number, white.spec.name, black.spec.name, result, termination,
         len(board.move_stack) - len(start.move_stack), buffer.getvalue(), fault, faulty,
+    )
+
+
+def _clock_limit(side: chess.Color, clock: dict[chess.Color, float], limits: dict[chess.Color, MatchLimit]
+                 ) -> chess.engine.Limit:
+    """The clocks as *side* is told them: its own, and its opponent's where the
+    opponent plays on a clock too (else its own again: an opponent on nodes or depth
+    has no clock to tell)."""
+    other = not side
+    shown = other if limits[other].base is not None else side
+    times = {side: clock[side], other: clock[shown]}
+    increments = {side: limits[side].increment, other: limits[shown].increment}
+    return chess.engine.Limit(
+        white_clock=max(times[chess.WHITE], 0.001),
+        black_clock=max(times[chess.BLACK], 0.001),
+        white_inc=increments[chess.WHITE],
+        black_inc=increments[chess.BLACK],
     )
 
 
@@ -558,7 +588,12 @@ def play_match(
     if first.name == second.name:
         raise ValueError("the two engines need different names")
     pairs = (games + 1) // 2
-    report = MatchReport(first.name, second.name, limit.describe(), sprt=sprt)
+    first_limit, second_limit = first.limit or limit, second.limit or limit
+    described = (
+        first_limit.describe() if first_limit == second_limit
+        else f"{first.name} {first_limit.describe()}, {second.name} {second_limit.describe()}"
+    )
+    report = MatchReport(first.name, second.name, described, sprt=sprt)
     lock = threading.Lock()
     stop = threading.Event()
     seats: list[_Seat] = []
