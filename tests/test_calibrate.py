@@ -143,6 +143,20 @@ def test_verify_plays_the_same_uci_elo_on_both_sides(monkeypatch: Any) -> None:
     assert rows[2].startswith("| UCI_Elo 1400 | Stockfish UCI_Elo 1400 | 100 | 45-45-10 | 50.0 % |")
 
 
+def test_the_engines_keep_their_own_limit_environment_and_folder(monkeypatch: Any) -> None:
+    # The tool renames the engines and sets their strength options; the rest of what
+    # the user gave (a limit of its own, env., dir=) reaches the match as it was.
+    played: list[tuple[EngineSpec, EngineSpec]] = []
+    monkeypatch.setattr(calibrate, "play_match", _scripted({"sf1400": (45, 10, 45)}, played))
+    engine = EngineSpec.parse("name=blitzaco cmd=blitzaco option.OwnBook=false env.A=b dir=/work tc=20+0.2")
+    verify(dataclasses.replace(_plan(), engine=engine), [1400])
+    (first, second), = played
+    assert first.name == "elo1400" and first.limit == MatchLimit(base=20.0, increment=0.2)
+    assert first.env == (("A", "b"),) and first.cwd == "/work" and first.command == ("blitzaco",)
+    assert dict(first.options) == {"OwnBook": False, "UCI_LimitStrength": True, "UCI_Elo": 1400}
+    assert second.limit is None and second.command == ("stockfish",)
+
+
 def _pgn(path: Path, games: list[tuple[str, str, str]]) -> None:
     path.write_text("".join(f'[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n{r}\n\n' for w, b, r in games))
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, MatchReport, Opening, play_match
@@ -127,8 +127,10 @@ class Plan:
 
 
 def _with_options(spec: EngineSpec, name: str, options: dict[str, object]) -> EngineSpec:
+    """*spec* renamed, with *options* set over its own (everything else kept: its
+    command, environment, folder and limit)."""
     kept = tuple((key, value) for key, value in spec.options if key not in options)
-    return EngineSpec(name, spec.command, kept + tuple(options.items()), spec.env, spec.cwd)
+    return replace(spec, name=name, options=kept + tuple(options.items()))
 
 
 def stockfish_elo(elo: float) -> int:
