@@ -208,7 +208,8 @@ def test_correction_history_learns_within_its_limit() -> None:
     no table; a correction moves towards the difference it is given, the more so the
     deeper the search that found it, and stops at the limit."""
     board = chess.Board(ITALIAN)
-    assert len(direct_search(board).correction) == 0
+    assert len(direct_search(board, config_from_dict({"search": {"correction_history": False}})).correction) == 0
+    assert len(direct_search(board).correction) == 2 * CORRECTION_SIZE  # on by default
     config = config_from_dict({"search": {"correction_history": True, "correction_limit": 40}})
     search = direct_search(board, config, depth=7)
     for _ in search.iterate(7):
