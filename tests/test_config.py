@@ -47,12 +47,14 @@ def test_the_parsed_defaults_are_cached_like_bytecode(tmp_path: Path) -> None:
     assert config._cached_parse(path, cache, write=True) == parsed
     assert cache.read_bytes() == copy  # renewed from the file
 
-    path.write_text(path.read_text().replace("aspiration_window = 40", "aspiration_window = 41"))  # same size
-    assert config._cached_parse(path, cache, write=False)["search"]["aspiration_window"] == 41
-    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == 41
+    window = Config().search.aspiration_window
+    other = window + 1 if len(str(window + 1)) == len(str(window)) else window - 1  # the same size
+    path.write_text(path.read_text().replace(f"\naspiration_window = {window}\n", f"\naspiration_window = {other}\n"))
+    assert config._cached_parse(path, cache, write=False)["search"]["aspiration_window"] == other
+    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == other
     assert cache.read_bytes() != copy  # renewed
     cache.write_bytes(b"not marshal data")
-    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == 41
+    assert config._cached_parse(path, cache, write=True)["search"]["aspiration_window"] == other
 
     built = tmp_path / "frozen" / config.CONFIG_CACHE_NAME
     config.write_config_cache(SHIPPED, built)

@@ -216,13 +216,19 @@ def _handshake(site: Path) -> str:
 # ------------------------------------------------------------- the defaults file
 
 
+#: The shipped aspiration window, and the value the checkouts below are given instead.
+WINDOW = int(re.search(r"^aspiration_window = (\d+)$", (ROOT / "config.toml").read_text(), re.M)[1])  # type: ignore[index]
+OTHER_WINDOW = WINDOW + 1
+
+
 def _checkout_with_other_defaults(tmp_path: Path) -> tuple[Path, str]:
-    """A copy of the checkout whose top-level config.toml says aspiration_window = 41
-    (40 here): a build or an install that reads any other copy shows 40."""
+    """A copy of the checkout whose top-level config.toml says aspiration_window =
+    OTHER_WINDOW (WINDOW here): a build or an install that reads any other copy shows
+    WINDOW."""
     checkout = BUILD.copy_checkout(tmp_path / "checkout")
     text = (checkout / "config.toml").read_text()
-    assert "\naspiration_window = 40\n" in text
-    text = text.replace("\naspiration_window = 40\n", "\naspiration_window = 41\n")
+    assert f"\naspiration_window = {WINDOW}\n" in text
+    text = text.replace(f"\naspiration_window = {WINDOW}\n", f"\naspiration_window = {OTHER_WINDOW}\n")
     (checkout / "config.toml").write_text(text)
     return checkout, text
 
@@ -270,10 +276,11 @@ def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> 
     assert module == str(checkout / "src" / "blitzaco" / "config.py")
     assert defaults == str(checkout / "config.toml")
     assert printed == text
-    (checkout / "config.toml").write_text(text.replace("aspiration_window = 41", "aspiration_window = 42"))
+    edited = f"\naspiration_window = {OTHER_WINDOW + 1}\n"
+    (checkout / "config.toml").write_text(text.replace(f"\naspiration_window = {OTHER_WINDOW}\n", edited))
     again = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
                            check=True, timeout=120)
-    assert "aspiration_window = 42" in again.stdout
+    assert edited in again.stdout
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auditwheel repairs Linux wheels")

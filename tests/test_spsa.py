@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from blitzaco.config import ConfigError, load_config
+from blitzaco.config import Config, ConfigError, load_config
 from blitzaco.tools.match.runner import MatchReport, Opening
 from blitzaco.tools.tune.spsa import (
     SpsaParam,
@@ -47,7 +47,7 @@ def test_the_shipped_spec_names_numbers_of_the_search_around_their_defaults() ->
 @pytest.mark.parametrize("params, spsa, message", [
     ('"search.futility" = [0, 1, 1]', "", "not a single number"),
     ('"search.nonsense" = [0, 1, 1]', "", "no such config field"),
-    ('"search.futility_margin" = [0, 100, 5]', "", "must hold the default"),
+    ('"search.futility_margin" = [5000, 6000, 5]', "", "must hold the default"),
     ('"search.futility_margin" = [0, 300, 0]', "", "must hold the default"),
     ('"search.futility_margin" = [0, 300]', "", "[lowest, highest, step]"),
     ('"search.futility_margin" = [0, 300, 5]', "speed = 3\n", "unknown [spsa] key"),
@@ -97,7 +97,9 @@ class _Fake:
 
 
 def test_each_value_moves_towards_the_side_that_won_within_its_bounds(tmp_path: Path) -> None:
-    params, settings = load_spsa_spec(_spec(tmp_path, '"search.futility_margin" = [100, 130, 12]\n'
+    margin, base = Config().search.futility_margin, Config().search.lmr_base  # where the run starts
+    low, high = margin - 10, margin + 20
+    params, settings = load_spsa_spec(_spec(tmp_path, f'"search.futility_margin" = [{low}, {high}, 12]\n'
                                                       '"search.lmr_base" = [0.0, 1.5, 0.1]\n',
                                             "iterations = 40\npairs = 1\nlearning = 0.05\n"))
     fake = _Fake("plus")
@@ -111,14 +113,14 @@ def test_each_value_moves_towards_the_side_that_won_within_its_bounds(tmp_path: 
     plus = load_config(tmp_path / "run.plus.toml").search
     minus = load_config(tmp_path / "run.minus.toml").search
     # The plus side won 2-0: each value moved towards the plus side's, r c 2 far.
-    for index, (name, start) in enumerate((("futility_margin", 110), ("lmr_base", 0.75))):
+    for index, (name, start) in enumerate((("futility_margin", margin), ("lmr_base", base))):
         c, r = schedule(params[index], settings, 1)
         toward = 1 if getattr(plus, name) > getattr(minus, name) else -1
         assert state["theta"][index] == pytest.approx(start + toward * r * c * 2)
     # Always won by plus: every value walks to a bound and stays inside it.
     state = run_spsa(params, settings, out, command=["engine"], openings=OPENINGS, play=fake)
     assert state["iteration"] == 40 and len(state["results"]) == 40
-    assert 100 <= state["theta"][0] <= 130 and 0.0 <= state["theta"][1] <= 1.5
+    assert low <= state["theta"][0] <= high and 0.0 <= state["theta"][1] <= 1.5
     assert fake.calls[1][2] == [OPENINGS[1]]  # the next opening each iteration
     assert load_config(tmp_path / "run.toml").search.futility_margin == round(state["theta"][0])
 
