@@ -24,6 +24,8 @@ import pytest
 from script_loader import load_script
 from uci_driver import bench_signature
 
+from blitzaco.config import load_config
+
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.native
@@ -217,7 +219,7 @@ def _handshake(site: Path) -> str:
 
 
 #: The shipped aspiration window, and the value the checkouts below are given instead.
-WINDOW = int(re.search(r"^aspiration_window = (\d+)$", (ROOT / "config.toml").read_text(), re.M)[1])  # type: ignore[index]
+WINDOW = load_config(ROOT / "config.toml").search.aspiration_window
 OTHER_WINDOW = WINDOW + 1
 
 

@@ -97,7 +97,8 @@ class _Fake:
 
 
 def test_each_value_moves_towards_the_side_that_won_within_its_bounds(tmp_path: Path) -> None:
-    margin, base = Config().search.futility_margin, Config().search.lmr_base  # where the run starts
+    defaults = Config().search  # where the run starts
+    margin, base = defaults.futility_margin, defaults.lmr_base
     low, high = margin - 10, margin + 20
     params, settings = load_spsa_spec(_spec(tmp_path, f'"search.futility_margin" = [{low}, {high}, 12]\n'
                                                       '"search.lmr_base" = [0.0, 1.5, 0.1]\n',
