@@ -713,11 +713,12 @@ class LevelsConfig:
         "Threads helpers do not search: a level is one search within its node limit."
     )
     elo_of_level: tuple[int, ...] = _ints(
-        "The UCI_Elo each level 0..20 plays at, on Stockfish 15.1's UCI_Elo scale: measured at levels 20 (200 "
-        "games against UCI_Elo 2200: full strength at 3c1fb9e, the net on 17.4 million labels alone with the "
-        "adaptive clock and the quiescence table; the same net with the flat clock measured 2170 at 551fb47, the "
-        "net on 7.6 million labels 2148 at 93bec8b, the one-output net 2111 at ea43d6c, the blend 2069 at "
-        "df0f4bc, the classical evaluation alone 1983 at 342e273), "
+        "The UCI_Elo each level 0..20 plays at, on Stockfish 15.1's UCI_Elo scale: measured at levels 20 (full "
+        "strength at 4666bb9 with the SPSA-tuned search numbers: 200 games against UCI_Elo 2200, 2256 +- 43, and "
+        "100 against 2400, 2300 +- 59, together 2271 +- 35; at 3c1fb9e, before the tuned numbers, 2226 against "
+        "2200; the net with the flat clock 2170 at 551fb47, the net on 7.6 million labels 2148 at 93bec8b, the "
+        "one-output net 2111 at ea43d6c, the blend 2069 at df0f4bc, the classical evaluation alone 1983 at "
+        "342e273), "
         "16 and 12 against Stockfish and at 8, 4 and 0 by a chain of levels below them (100 games each), "
         "at 10 s + 0.1 s, compiled, the search on the engine's own board (bdc2fb1); levels 19 and 17 (single "
         "line, 35,000 and 7,000 nodes) against Stockfish (1972 and 1766, 58f6c1a with this table); the levels "
