@@ -9,17 +9,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from blitzaco.config import LevelsConfig
-
-__all__ = ["Options", "OptionSpec", "DEFAULT_HASH_MB", "MAX_THREADS", "FULL_STRENGTH_ELO"]
+__all__ = ["Options", "OptionSpec", "DEFAULT_HASH_MB", "MAX_THREADS"]
 
 DEFAULT_HASH_MB = 64
 #: The largest Threads value: the number of cores, at most 1 + smp.MAX_HELPERS (a test
 #: checks that they agree).
 MAX_THREADS = max(1, min(os.cpu_count() or 1, 256))
-#: Full strength on Stockfish 15.1's UCI_Elo scale: the shipped [levels] elo_of_level's
-#: level 20, UCI_Elo's top and default (a recalibration edits config.toml alone).
-FULL_STRENGTH_ELO = LevelsConfig().elo_of_level[20]
 
 
 @dataclass(frozen=True)
@@ -57,5 +52,5 @@ class Options:
     show_wdl: bool = _option(False, "UCI_ShowWDL", "check")
     skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
     limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
-    # Up to full strength; a value below level 0's entry plays level 0.
-    elo: int = _option(FULL_STRENGTH_ELO, "UCI_Elo", "spin", 750, FULL_STRENGTH_ELO)
+    # Up to [levels] elo_of_level's level 20 (full strength); a value below level 0's entry plays level 0.
+    elo: int = _option(2271, "UCI_Elo", "spin", 750, 2271)
