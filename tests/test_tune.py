@@ -10,12 +10,8 @@ import math
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -317,44 +313,18 @@ def test_games_fitness_plays_each_candidate_against_the_base() -> None:
     assert fitness.openings(0) == fitness.openings(0) and fitness.openings(0) != fitness.openings(1)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_games_fitness_on_a_local_ray_instance() -> None:
     """A Ray head started here (and only this one stopped afterwards): the
     candidates' games are played by Ray's worker processes."""
-    ray = pytest.importorskip("ray")
-    ray_command = shutil.which("ray") or str(Path(sys.executable).parent / "ray")
-    port = _free_port()
-    folder = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
-    head = subprocess.Popen(
-        [ray_command, "start", "--head", "--block", "--port", str(port), "--num-cpus", "2",
-         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={folder}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:  # wait for the head to accept clients
-            try:
-                ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
-                ray.shutdown()
-                break
-            except Exception:
-                if time.monotonic() > deadline or head.poll() is not None:
-                    raise
-                time.sleep(1)
-        fitness = _small_games_fitness(ray_address=f"127.0.0.1:{port}")
+    pytest.importorskip("ray")
+    from raycluster import ray_cluster
+
+    with ray_cluster(nodes=1, cpus=2) as address:
+        fitness = _small_games_fitness(ray_address=address)
         scores = fitness(torch.tensor([[60.0, 90.0], [0.0, 0.0]]), 0)
         fitness.close()
-        assert scores.shape == (2,) and fitness.games == 4
-        assert fitness.workers and all(not where.endswith(f":{os.getpid()}") for where in fitness.workers)
-    finally:
-        os.killpg(head.pid, signal.SIGTERM)
-        head.wait(timeout=120)
-        shutil.rmtree(folder, ignore_errors=True)
+    assert scores.shape == (2,) and fitness.games == 4
+    assert fitness.workers and all(not where.endswith(f":{os.getpid()}") for where in fitness.workers)
 
 
 # ------------------------------------------------------------------------- adopt

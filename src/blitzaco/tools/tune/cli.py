@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--stockfish", help="the Stockfish binary (default: found on PATH or in /usr/games)")
     label.add_argument("--max-minutes", type=float, default=0.0,
                        help="stop after this many minutes (0: no limit); the run can be continued later")
-    label.add_argument("--out", required=True, help="label file; an earlier run of the same seed is continued")
+    label.add_argument("--out", required=True,
+                       help="label file, merged from the batches in OUT.batches/ once they hold --positions; an "
+                            "earlier run of the same settings is continued (a file made before batches, by its "
+                            "own single-file way)")
+    label.add_argument("--ray", default=None, metavar="ADDRESS",
+                       help="play the batches as Ray tasks: auto a local Ray instance (the default where Ray is "
+                            "installed), HOST:PORT a cluster (every node with this package and Stockfish); none "
+                            "local processes")
+    label.add_argument("--batch-games", type=int, default=None,
+                       help="games a batch (default 256): a batch is one task and one file")
 
     pack = commands.add_parser(
         "pack", help="pack a label file as its games (about 5 bytes a position, for the repository); the trainer "
@@ -244,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         if not _seed_allowed(args.seed, args.record, args.force):
             return 2
         nodes = args.nodes if args.nodes is not None else 200 if args.static else 5000
+        if not _single_file_run(args.out):
+            return _label_batches(args, nodes)
         try:
             figures = generate(args.out, args.positions, seed=args.seed, nodes=nodes, workers=args.workers,
                                stockfish=args.stockfish, max_seconds=60 * args.max_minutes,
@@ -385,6 +397,48 @@ def _optimise(args: argparse.Namespace, base: Config) -> int:
         print(f"{fitness.games} games ({60 * fitness.games / result.seconds:.1f} per minute) "
               f"played by {len(fitness.workers)} worker processes")
     print(f"written: {out / 'tuned.toml'}, {out / 'log.csv'}, {out / 'fitness.png'}, {out / 'summary.json'}")
+    return 0
+
+
+def _single_file_run(out: str) -> bool:
+    """Whether *out* is a label file made before batches (its state beside it, no
+    batch folder): such a run is continued as it was made."""
+    from blitzaco.tools.tune.labelrun import batch_folder
+
+    path = Path(out)
+    return path.is_file() and path.with_name(path.name + ".json").is_file() and not batch_folder(path).exists()
+
+
+def _label_batches(args: argparse.Namespace, nodes: int) -> int:
+    """``label`` in batches (:mod:`blitzaco.tools.tune.labelrun`): on Ray where it is
+    installed (or asked for), else in local processes."""
+    from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
+    from blitzaco.tools.tune.labelrun import BATCH_GAMES, RunSettings, run
+
+    address = args.ray
+    if address is None:
+        address = "auto" if importlib.util.find_spec("ray") is not None else "none"
+    try:
+        settings = RunSettings(args.seed, nodes, "static" if args.static else "search", args.random_moves,
+                               args.chess960, args.children, args.generator or LATEST_GENERATOR,
+                               args.batch_games or BATCH_GAMES)
+        figures = run(args.out, args.positions, settings, workers=args.workers,
+                      ray=None if address == "none" else address, stockfish=args.stockfish,
+                      evaluator=args.evaluator, idle=args.idle, max_seconds=60 * args.max_minutes)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"tune: {err}", file=sys.stderr)
+        return 2
+    workers = ", ".join(f"{where} {count}" for where, count in sorted(figures["workers"].items()))
+    print(f"{figures['positions']} positions in {figures['batches']} batches in {figures['seconds']:.0f} s "
+          f"({figures['per_hour']:,.0f} per hour; {figures['retried']} retried; by {workers or 'none'}); "
+          f"{figures['done']} batches done")
+    merged = figures.get("merged")
+    if merged is None:
+        print(f"not merged yet: the first batches do not hold {args.positions} positions; the same command goes on")
+        return 0
+    print(f"{args.out}: {merged['positions']} distinct positions ({merged['before']} before deduplication) from "
+          f"{merged['games']} games in {merged['batches']} batches, SHA-256 {merged['sha256']}")
+    print("by pieces: " + ", ".join(f"{pieces}: {count}" for pieces, count in merged["by_pieces"].items()))
     return 0
 
 
