@@ -144,9 +144,8 @@ class _Processes:
         self.retried = 0
 
     def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
-        with labelling._one_thread_numpy():
-            spawn = multiprocessing.get_context("spawn")
-            return concurrent.futures.ProcessPoolExecutor(self._workers, mp_context=spawn)
+        # Started as batches are given, inside run()'s one-thread numpy environment.
+        return concurrent.futures.ProcessPoolExecutor(self._workers, mp_context=multiprocessing.get_context("spawn"))
 
     def submit(self, index: int) -> None:
         self._futures[self._pool.submit(self._run, index)] = index
@@ -167,13 +166,21 @@ class _Processes:
                     raise
                 lost = [index, *self._futures.values()]
                 self._futures.clear()
-                self._pool.shutdown(cancel_futures=True)
+                self.close()
                 self._pool = self._new_pool()
                 for again in lost:
                     self.submit(again)
 
     def close(self) -> None:
-        self._pool.shutdown(cancel_futures=True)
+        """Stop now: the batches under way are not kept (they are played again when the
+        run goes on). The executor has no way to stop a running call but ending its
+        processes, which it keeps in ``_processes``."""
+        processes = list(getattr(self._pool, "_processes", {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.join()
 
 
 def _ray_batch(settings: RunSettings, index: int, stockfish: str | None, evaluator: str) -> tuple[int, bytes, str]:
@@ -315,16 +322,23 @@ def run(out: str | Path, positions: int, settings: RunSettings, *, workers: int 
         raise FileNotFoundError("Stockfish not found (apt-get install stockfish): it labels the positions")
     name = (labelling.stockfish_name(binary) if binary else None) or str(binary or "stockfish on the cluster")
     _open_run(out, settings, name)
-    folder = batch_folder(out)
     done = done_batches(out)
+    executor: _Processes | _Ray
+    with labelling._one_thread_numpy():  # the workers' small products: threads only cost (25 % of the rate)
+        if ray is None:
+            executor = _Processes(workers, _BatchCall(settings, stockfish, evaluator))
+        else:
+            executor = _Ray(ray, workers, settings, stockfish, evaluator)
+        return _play_batches(out, positions, executor, done, workers, progress, max_seconds, merge_at_end)
+
+
+def _play_batches(out: Path, positions: int, executor: _Processes | _Ray, done: dict[int, dict[str, Any]],
+                  workers: int, progress: bool, max_seconds: float, merge_at_end: bool) -> dict[str, Any]:
+    """:func:`run`'s loop: batches given to *executor* and written as they come back."""
+    folder = batch_folder(out)
     started = time.perf_counter()
     made_batches = made_positions = 0
     where: dict[str, int] = {}
-    executor: _Processes | _Ray
-    if ray is None:
-        executor = _Processes(workers, _BatchCall(settings, stockfish, evaluator))
-    else:
-        executor = _Ray(ray, workers, settings, stockfish, evaluator)
     in_flight = max(2 * workers, 2)
 
     def queued() -> Iterator[int]:
