@@ -246,15 +246,15 @@ def test_label_refuses_a_seed_the_record_lists(tmp_path: Path, capsys: pytest.Ca
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """``tune.py label`` prints the used seeds and refuses one of them (no Stockfish
     is started) unless --force; a new seed goes on to label."""
-    import blitzaco.tools.tune.labels as labels
+    import blitzaco.tools.tune.labelrun as labelrun
 
     started: list[int] = []
 
-    def fake_generate(out: str, positions: int, *, seed: int, **_: object) -> dict[str, float]:
-        started.append(seed)
-        return {"positions": 0, "games": 0, "seconds": 1, "per_hour": 0, "total": 0}
+    def fake_run(out: str, positions: int, settings: labelrun.RunSettings, **_: object) -> dict[str, object]:
+        started.append(settings.seed)
+        return {"positions": 0, "batches": 0, "seconds": 1, "per_hour": 0, "retried": 0, "workers": {}, "done": 0}
 
-    monkeypatch.setattr(labels, "generate", fake_generate)
+    monkeypatch.setattr(labelrun, "run", fake_run)
     net = tmp_path / "net.bin"
     net.write_bytes(_net(_record(seed=77)))
     base = ["label", "--record", str(net), "--positions", "10", "--out", str(tmp_path / "l.bin")]

@@ -137,6 +137,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="AdamW's decoupled weight decay (0: Adam without decay)")
     net.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                      help="where torch trains (auto: a GPU when torch sees one)")
+    net.add_argument("--stream", action="store_true",
+                     help="read the label files a group of chunks at a time instead of all at once (for more labels "
+                          "than memory holds), checkpointed and resumable; a replacing net")
+    net.add_argument("--checkpoint", metavar="FILE",
+                     help="with --stream: the checkpoint to write and to resume from (default: OUT.ckpt)")
+    net.add_argument("--checkpoint-minutes", type=float, default=30.0,
+                     help="with --stream: a checkpoint at least this often (and at every stop)")
+    net.add_argument("--chunk", type=int, default=1 << 16, help="with --stream: consecutive records read at once")
+    net.add_argument("--group", type=int, default=32, help="with --stream: chunks shuffled together")
     net.add_argument("--out", required=True, help="network file to write (e.g. assets/nn.bin)")
 
     check = commands.add_parser(
@@ -565,6 +574,11 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         held = held_out_count(count, args.held_out)
         run["fitted"] = count - held
         runs.append(run)
+        uses.append({"seed": run["seed"], "file": str(path), "records": [0, count], "fitted": count - held,
+                     "held_out": [count - held, count]})
+        held_parts.append(held)
+        if args.stream:
+            continue
         try:
             arrays = load_arrays(path, count)
         except ValueError as err:
@@ -575,27 +589,43 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         if args.spectral:
             extra.append(spectral_inputs(path, count))
         parts.append((arrays, extra, count - held))
-        uses.append({"seed": run["seed"], "file": str(path), "records": [0, count], "fitted": count - held,
-                     "held_out": [count - held, count]})
-        held_parts.append(held)
-
-    # The fitted records of every file, then the held-out ones of every file.
-    data = fitted_then_held([(arrays, cut) for arrays, _, cut in parts])
-    extras = [np.concatenate([extra[i][:cut] for _, extra, cut in parts] + [extra[i][cut:] for _, extra, cut in parts])
-              for i in range(len(parts[0][1]))]
-    base = extras.pop(0) if args.residual else None
-    dense = extras.pop(0) if args.spectral else None
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
                              scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
                              max_seconds=60 * args.max_minutes, device=args.device,
                              weight_decay=args.weight_decay, output_buckets=buckets)
-    try:
-        model, summary = train(data, settings, base=base, dense=dense, held=sum(held_parts), start=start,
-                               log=lambda line: print(line, file=sys.stderr, flush=True))
-    except ValueError as err:
-        return fail(str(err))
+    dense = None
+    if args.stream:
+        from blitzaco.tools.tune.stream import Source, StreamSettings, train_stream
+
+        if args.residual or args.spectral:
+            return fail("--stream trains a replacing net (no --residual, no --spectral)")
+        sources = [Source(str(path), use["records"][1], held) for path, use, held in zip(args.data, uses, held_parts,
+                                                                                            strict=True)]
+        stream = StreamSettings(chunk=args.chunk, group=args.group, checkpoint_seconds=60 * args.checkpoint_minutes)
+        try:
+            model, summary = train_stream(sources, settings, stream, start=start,
+                                          checkpoint=args.checkpoint or f"{args.out}.ckpt",
+                                          log=lambda line: print(line, file=sys.stderr, flush=True))
+        except ValueError as err:
+            return fail(str(err))
+        if not summary["finished"]:
+            print(f"stopped before the last epoch: nothing written to {args.out}; the same command resumes",
+                  file=sys.stderr)
+            return 0
+    else:
+        # The fitted records of every file, then the held-out ones of every file.
+        data = fitted_then_held([(arrays, cut) for arrays, _, cut in parts])
+        extras = [np.concatenate([extra[i][:cut] for _, extra, cut in parts]
+                                 + [extra[i][cut:] for _, extra, cut in parts]) for i in range(len(parts[0][1]))]
+        base = extras.pop(0) if args.residual else None
+        dense = extras.pop(0) if args.spectral else None
+        try:
+            model, summary = train(data, settings, base=base, dense=dense, held=sum(held_parts), start=start,
+                                   log=lambda line: print(line, file=sys.stderr, flush=True))
+        except ValueError as err:
+            return fail(str(err))
     summary["data"] = [str(path) for path in args.data]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -646,6 +676,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
                       "eps": ADAM_EPS, "weight_decay": args.weight_decay,
                       "state": "fresh at the start of each training run (Adam's moments are not kept)"},
         "schedule": {"name": "cosine annealing per step", "from": lr, "to": lr / LR_FLOOR, "steps": summary["steps"]},
+        "streamed": summary.get("stream", False),
         "weight_limits": {"first_layer": WEIGHT_LIMIT, "first_bias": BIAS_LIMIT},
         "seed": args.seed,
         "held_out_loss": {"start": summary["held_out_loss_start"], "best": summary["held_out_loss"],
