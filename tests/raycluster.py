@@ -22,6 +22,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from blitzaco.system import environment
+
 #: Every Ray process of a test: token authentication off (a local test cluster),
 #: no usage report.
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
@@ -39,16 +41,10 @@ def ray_lock() -> Iterator[None]:
     """One Ray instance of the tests at a time on this machine, and its environment set."""
     with open(_LOCK, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        saved = {name: os.environ.get(name) for name in RAY_ENV}
-        os.environ.update(RAY_ENV)
         try:
-            yield
+            with environment(RAY_ENV):
+                yield
         finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 

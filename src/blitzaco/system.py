@@ -18,6 +18,7 @@ Windows' file lock, a stand-in for ``msvcrt``):
 * **Background jobs** (label runs, packing): on Linux the idle scheduling class, and
   the session's process group (an autogroup) at nice 19 (:func:`run_in_background`);
   elsewhere they run at normal priority.
+* **Environment variables for the processes a job starts** (:func:`environment`).
 * **Line endings**: none to handle. Commands are read as bytes and split on any
   whitespace, so the ``\\r`` of a Windows pipe's ``\\r\\n`` is dropped with the
   rest; output is text written with ``\\n``, which Windows' text mode writes as
@@ -26,11 +27,13 @@ Windows' file lock, a stand-in for ``msvcrt``):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["PLATFORM", "frozen_root", "path_separator", "split_paths", "lock_exclusive",
+__all__ = ["PLATFORM", "environment", "frozen_root", "path_separator", "split_paths", "lock_exclusive",
            "rename_replaces_open_files", "anonymous_shared_memory", "is_windows", "is_linux", "run_in_background"]
 
 #: ``sys.platform`` (``linux``, ``darwin``, ``win32``); tests set it to run another
@@ -111,3 +114,20 @@ def run_in_background() -> bool:
     except OSError:
         pass  # no autogroups (or not allowed): the class alone
     return True
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """*values* set in this process's environment inside the block (the processes
+    started there inherit them), each variable given back its value, or its absence,
+    after it."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -57,7 +57,6 @@ import contextlib
 import functools
 import json
 import multiprocessing
-import os
 import random
 import shutil
 import subprocess
@@ -72,7 +71,7 @@ import chess
 import chess.engine
 import numpy as np
 
-from blitzaco.system import run_in_background
+from blitzaco.system import environment, run_in_background
 from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune.labelfile import (
     MAGIC,
@@ -330,20 +329,9 @@ _worker_engine: Stockfish | None = None
 _worker_evaluator: Stockfish | NetEvaluator | None = None
 
 
-@contextlib.contextmanager
-def _one_thread_numpy() -> Iterator[None]:
+def _one_thread_numpy() -> contextlib.AbstractContextManager[None]:
     """Processes started inside inherit numpy's linear algebra on one thread."""
-    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update(dict.fromkeys(names, "1"))
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return environment(dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1"))
 
 
 def _start_worker(stockfish: str, net_path: str | None = None) -> None:
