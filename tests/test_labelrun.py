@@ -225,3 +225,30 @@ def test_the_label_command_runs_in_batches_and_says_what_it_merged(tmp_path: Pat
     assert f"{state['positions']} distinct positions" in done.stdout
     assert f"SHA-256 {hashlib.sha256(reference).hexdigest()}" in done.stdout
     assert "by pieces: " in done.stdout and "0 retried" in done.stdout
+
+
+@needs_stockfish
+def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: Path, reference: bytes) -> None:
+    """Ctrl-C (SIGINT) during a run: no traceback, exit status 130, the batches
+    written kept and said; the workers ended with it; the same command goes on to the
+    run's file."""
+    out = tmp_path / "labels.bin"
+    command = [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
+               "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
+               "--positions", str(POSITIONS), "--seed", "7", "--force", "--workers", "2", "--ray", "none",
+               "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    folder = batch_folder(out)
+    deadline = time.monotonic() + 300
+    while not (folder.exists() and any(folder.glob("0*.json"))) and process.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    children = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if _parent(pid) == process.pid]
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert "batches done" in err and "the same command goes on" in err
+    assert not any(Path(f"/proc/{pid}").exists() and _parent(pid) == process.pid for pid in children)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert out.read_bytes() == reference

@@ -422,7 +422,7 @@ def _label_batches(args: argparse.Namespace, nodes: int) -> int:
     """``label`` in batches (:mod:`blitzaco.tools.tune.labelrun`): on Ray where it is
     installed (or asked for), else in local processes."""
     from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
-    from blitzaco.tools.tune.labelrun import BATCH_GAMES, RunSettings, run
+    from blitzaco.tools.tune.labelrun import BATCH_GAMES, RunSettings, batch_folder, done_batches, run
 
     address = args.ray
     if address is None:
@@ -437,6 +437,10 @@ def _label_batches(args: argparse.Namespace, nodes: int) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"tune: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the batches written are kept; those under way are played again
+        print(f"\nstopped: {len(done_batches(args.out))} batches done in {batch_folder(args.out)}; the same command "
+              "goes on", file=sys.stderr)
+        return 130
     workers = ", ".join(f"{where} {count}" for where, count in sorted(figures["workers"].items()))
     print(f"{figures['positions']} positions in {figures['batches']} batches in {figures['seconds']:.0f} s "
           f"({figures['per_hour']:,.0f} per hour; {figures['retried']} retried; by {workers or 'none'}); "
