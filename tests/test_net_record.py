@@ -134,6 +134,40 @@ def test_train_net_writes_output_buckets_and_resumes_them(tmp_path: Path, capsys
     assert code == 2 and "1 to 32" in err
 
 
+def test_train_net_writes_a_squared_relu_net_and_resumes_it(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``train-net --activation screlu``: the squared flag in the file and its record,
+    the engine's score within 3 cp of the float model, the engine names it; resumed
+    with zero epochs, the same weights; another activation than the start net's is
+    refused; a file with a flag this engine does not know is refused."""
+    pytest.importorskip("torch")
+    from blitzaco.nnue import FLAG_SQUARED, decode_network
+
+    data = _label_copy(tmp_path, 105)
+    net = tmp_path / "sq.bin"
+    code, err = _train(tmp_path, ["--data", str(data), "--hidden", "8", "--output-buckets", "2", "--activation",
+                                  "screlu", "--epochs", "1", "--batch", "64", "--out", str(net)], capsys)
+    assert code == 0, err
+    weights = decode_weights(net.read_bytes())
+    assert weights.flags & FLAG_SQUARED and "squared" in weights.meta["net"]["activation"]
+    assert weights.meta["trainings"][0]["quantisation"]["max_cp"] <= 3
+    assert "squared clipped ReLU" in decode_network(net.read_bytes(), "sq.bin").describe()
+    again = tmp_path / "again.bin"
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--epochs", "0",
+                                  "--out", str(again)], capsys)
+    assert code == 0, err
+    after = decode_weights(again.read_bytes())
+    assert (after.w1, after.w2, after.flags) == (weights.w1, weights.w2, weights.flags)
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--activation", "crelu",
+                                  "--epochs", "0", "--out", str(tmp_path / "no.bin")], capsys)
+    assert code == 2 and "activation is screlu" in err
+    blob = bytearray(net.read_bytes())
+    blob[8 + 10] |= 4  # a flag bit no engine knows (the header's flags word)
+    blob[-4:] = (__import__("zlib").crc32(bytes(blob[:-4]))).to_bytes(4, "little")
+    with pytest.raises(NetworkError, match="unknown flags"):
+        decode_weights(bytes(blob))
+
+
 def test_train_net_records_its_data_and_resumes_from_the_given_weights(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A net trained from random weights carries its record (also written beside it);

@@ -47,6 +47,21 @@ def test_output_buckets_score_as_the_reference(buckets: int) -> None:
     assert net_check(random_net(16, 6, buckets=buckets), seed=4, games=8, plies=120) > 400
 
 
+@pytest.mark.parametrize("qa", [255, 32767])
+def test_the_squared_clipped_relu_scores_as_the_reference(qa: int) -> None:
+    """A net with the squared flag (SCReLU): each clipped value squared, the bias and
+    divisor scaled by QA, as the format defines it, with output buckets, at the
+    smallest usual QA and the largest the format allows; its score differs from the
+    same weights unsquared."""
+    weights = dataclasses.replace(random_net(16, 7, buckets=8, squared=True), qa=qa)
+    assert net_check(weights, seed=5, games=8, plies=100) > 400
+    # Small first-layer weights, so that values fall between 0 and QA (where the two
+    # activations differ: at 0 and QA they agree).
+    small = dataclasses.replace(weights, w1=tuple(v // 16 for v in weights.w1), b1=tuple(v // 16 for v in weights.b1))
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    assert reference_network_score(small, board) != reference_network_score(dataclasses.replace(small, flags=0), board)
+
+
 def test_the_output_bucket_follows_the_piece_count() -> None:
     """A net whose buckets differ only in the output bias scores a position with
     the bias of its own piece count's bucket (a bucket chosen otherwise is seen)."""

@@ -3,7 +3,7 @@ evaluator, updated from what each move changed (:attr:`blitzaco.board.Board.dirt
 
 The file format, the inputs and the scales are :mod:`blitzaco.nnue`'s: 768 inputs
 per perspective, a first layer of ``hidden`` neurons shared by both perspectives,
-clipped ReLU, one output (or one per output bucket, chosen by the number of pieces on
+clipped ReLU (or its square), one output (or one per output bucket, chosen by the number of pieces on
 the board), in integers, so that the score is the same number wherever
 it is computed (``tests/data/eval_scores.csv`` records it). The accumulator
 is a ``vec[i64]`` per ply holding its ``2 * hidden`` values three to a word (White's
@@ -35,7 +35,7 @@ from mypy_extensions import i64
 from blitzaco.board import CAPACITY, EMPTY, INTERPRETED, SQ120, WHITE, Board
 from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
-from blitzaco.nnue import FLAG_RESIDUAL, INPUTS, NetworkWeights, classical_share
+from blitzaco.nnue import FLAG_RESIDUAL, FLAG_SQUARED, INPUTS, NetworkWeights, classical_share
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -98,6 +98,7 @@ class NetEvaluator(Classical):
     rows: vec[i64]
     computed: vec[i64]
     ply: i64
+    squared: bool
 
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
                  classical: float = 0.0, fifty_move: int = 0) -> None:
@@ -112,9 +113,12 @@ class NetEvaluator(Classical):
         self.qa_lanes = _ONES * weights.qa
         self.cap = _ONES * ((1 << (_LANE_BITS - 1)) - 1 - weights.qa)
         self.offsets = _ONES << (_LANE_BITS - 1)
-        self.divisor = weights.qa * weights.qb
+        # The squared clipped ReLU's values are in QA * QA: its bias and divisor too.
+        self.squared = bool(weights.flags & FLAG_SQUARED)
+        square = weights.qa if self.squared else 1
+        self.divisor = weights.qa * weights.qb * square
         self.buckets = weights.buckets
-        self.b2 = vec[i64](list(weights.b2))
+        self.b2 = vec[i64]([bias * square for bias in weights.b2])
         self.weight = weight
         self.classical_weight = classical_share(bool(weights.flags & FLAG_RESIDUAL), classical)
         # The first-layer rows, feature-major, each packed into `words` words, and a
@@ -279,6 +283,7 @@ class NetEvaluator(Classical):
         qa_lanes = self.qa_lanes
         offsets = self.offsets
         total: i64 = self.b2[bucket]
+        squared = self.squared
         for j in range(size):
             # The clipped ReLU on the word's three lanes at once, without a branch
             # (about half the neurons are active, in no order a branch predictor
@@ -292,8 +297,13 @@ class NetEvaluator(Classical):
             over = (((word + cap) >> (_LANE_BITS - 1)) & _ONES) * _LANE_MASK
             word = (word & ~over) | (qa_lanes & over)
             at = weights + _LANES * j
-            total += (w2[at] * (word & _LANE_MASK) + w2[at + 1] * ((word >> _LANE_BITS) & _LANE_MASK)
-                      + w2[at + 2] * (word >> (2 * _LANE_BITS)))
+            low = word & _LANE_MASK
+            middle = (word >> _LANE_BITS) & _LANE_MASK
+            high = word >> (2 * _LANE_BITS)
+            if squared:  # the same for every word of a net: predicted
+                total += w2[at] * low * low + w2[at + 1] * middle * middle + w2[at + 2] * high * high
+            else:
+                total += w2[at] * low + w2[at + 1] * middle + w2[at + 2] * high
         return total * 100 // self.divisor
 
     def _computed(self, board: Board) -> i64:

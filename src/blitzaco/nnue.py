@@ -10,7 +10,10 @@ The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
 * a first layer of ``hidden`` neurons shared by both perspectives (the
   *accumulator*: bias plus the weight rows of the pieces on the board);
 * the side to move's accumulator then the other side's, each clipped to [0, QA]
-  (clipped ReLU), into a linear output: the score for the side to move. A net may
+  (clipped ReLU) or, in a net with the squared flag, clipped and squared (SCReLU,
+  ``clip(x, 0, 1) ** 2``: the activation of the strongest small nets, which lets
+  a neuron's output bend without a second layer), into a linear output: the score
+  for the side to move. A net may
   have several outputs (*output buckets*), one chosen by the number of pieces on the
   board (:func:`output_bucket`), as Stockfish's eight are.
 
@@ -23,7 +26,8 @@ The file format (version 1, or 2 for a net with output buckets), little-endian:
 
 * 8 bytes magic ``BACONNUE``;
 * header ``<HHHHHH``: version, inputs (768), hidden, QA, QB, flags (bit 0: the
-  net was trained as a residual over the classical evaluation);
+  net was trained as a residual over the classical evaluation; bit 1: the squared
+  clipped ReLU; no other bit is read);
 * version 2 only: ``<H`` the number of output buckets (1 to :data:`MAX_BUCKETS`;
   version 1 has one);
 * first-layer weights: ``inputs * hidden`` int16, feature-major, scaled by QA;
@@ -43,7 +47,9 @@ training run it has seen; :mod:`blitzaco.tools.tune.record` documents it); the e
 only reads its ``positions`` key, for :meth:`Network.describe`.
 
 The score in centipawns is ``(sum(w2 * crelu(acc)) + b2) * 100 // (QA * QB)``, with
-the output bucket's ``w2`` and ``b2``. A net with one output is written as version 1,
+the output bucket's ``w2`` and ``b2``; with the squared flag
+``(sum(w2 * crelu(acc) ** 2) + b2 * QA) * 100 // (QA * QA * QB)`` (the same scales:
+an activation of ``QA`` stands for 1 either way). A net with one output is written as version 1,
 so that the files of earlier nets keep their bytes.
 """
 
@@ -56,6 +62,8 @@ from pathlib import Path
 
 __all__ = [
     "MAGIC",
+    "FLAG_SQUARED",
+    "ACTIVATIONS",
     "VERSION",
     "INPUTS",
     "LANE_OFFSET",
@@ -100,6 +108,11 @@ MAX_BUCKETS = 32
 MAX_FILE_BYTES = 8 * 1024 * 1024
 #: Residual flag in the header: trained to be added to the classical evaluation.
 FLAG_RESIDUAL = 1
+#: Squared clipped ReLU flag: each first-layer value clipped to [0, QA], then squared.
+FLAG_SQUARED = 2
+_KNOWN_FLAGS = FLAG_RESIDUAL | FLAG_SQUARED
+#: The activations by name (the trainer's ``--activation``, the record's), and their flag.
+ACTIVATIONS = {"crelu": 0, "screlu": FLAG_SQUARED}
 _HEADER = struct.Struct("<HHHHHH")
 _BUCKETS = struct.Struct("<H")
 
@@ -165,6 +178,7 @@ class Network:
         self.hidden = weights.hidden
         self.meta = weights.meta
         self.residual = bool(weights.flags & FLAG_RESIDUAL)
+        self.squared = bool(weights.flags & FLAG_SQUARED)
 
     def describe(self) -> str:
         """One line for ``info string`` and ``eval``."""
@@ -173,16 +187,18 @@ class Network:
         extra = f", trained on {trained:,} positions" if isinstance(trained, int) else ""
         outputs = self.weights.buckets
         shape = f"768x2->{self.hidden}x2->1" + (f" ({outputs} output buckets)" if outputs > 1 else "")
+        shape += ", squared clipped ReLU" if self.squared else ""
         return f"network {self.name or '(unnamed)'}: {shape}, {kind}{extra}"
 
 
 def encode_network(
     w1: list[int], b1: list[int], w2: list[int], b2: int | list[int], *, hidden: int, residual: bool = False,
-    meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB,
+    meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB, activation: str = "crelu",
 ) -> bytes:
     """The bytes of a network file (see the module docstring) from quantised weights:
     *b2* one bias per output bucket (an int: one output), *w2* ``2 * hidden`` per
-    bucket. One output is written as version 1, several as version 2."""
+    bucket; *activation* one of :data:`ACTIVATIONS`. One output is written as
+    version 1, several as version 2."""
     import json  # only the trainer writes networks
 
     biases = [b2] if isinstance(b2, int) else list(b2)
@@ -193,7 +209,10 @@ def encode_network(
         raise ValueError("weights do not match the hidden size")
     body = bytearray(MAGIC)
     version = 1 if buckets == 1 else 2
-    body += _HEADER.pack(version, INPUTS, hidden, qa, qb, FLAG_RESIDUAL if residual else 0)
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
+    flags = (FLAG_RESIDUAL if residual else 0) | ACTIVATIONS[activation]
+    body += _HEADER.pack(version, INPUTS, hidden, qa, qb, flags)
     if version == 2:
         body += _BUCKETS.pack(buckets)
     body += struct.pack(f"<{len(w1)}h", *w1)
@@ -230,6 +249,8 @@ def decode_weights(data: bytes) -> NetworkWeights:
     if version == 2:  # the first check left 12 bytes after the header
         (buckets,) = _BUCKETS.unpack_from(data, offset)
         offset += _BUCKETS.size
+    if flags & ~_KNOWN_FLAGS:
+        raise NetworkError(f"unknown flags {flags:#x}: a network of a newer kind")
     if (inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= qa < LANE_OFFSET or qb < 1
             or not 1 <= buckets <= MAX_BUCKETS):
         raise NetworkError(f"unsupported shape: {inputs} inputs, {hidden} hidden, {buckets} output buckets, "

@@ -39,7 +39,7 @@ from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board, compute_key, legal_c
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.network import NetEvaluator
-from blitzaco.nnue import INPUTS, NetworkWeights, classical_share, feature, output_bucket
+from blitzaco.nnue import FLAG_RESIDUAL, FLAG_SQUARED, INPUTS, NetworkWeights, classical_share, feature, output_bucket
 from blitzaco.trace import classical_trace
 from blitzaco.tt import EXACT, TranspositionTable
 
@@ -288,8 +288,10 @@ def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> 
     layer is the biases plus the rows of its features, clipped to [0, QA]; the output
     is the side to move's clipped values times the first half of the output weights,
     the other side's times the second, plus the output bias, in centipawns; with
-    output buckets, the weights and bias of the bucket of the number of pieces."""
+    output buckets, the weights and bias of the bucket of the number of pieces; with
+    the squared flag, each clipped value squared and the bias and divisor times QA."""
     hidden = weights.hidden
+    scale = weights.qa if weights.flags & FLAG_SQUARED else 1  # the squared values' extra QA
     bucket = output_bucket(len(reference.piece_map()), weights.buckets)
     w2 = weights.w2[bucket * 2 * hidden:(bucket + 1) * 2 * hidden]
     w1 = weights.w1
@@ -300,22 +302,26 @@ def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> 
             row = feature(perspective, piece.color, piece.piece_type, square) * hidden
             for j in range(hidden):
                 values[j] += w1[row + j]
-        layers.append([min(max(value, 0), weights.qa) for value in values])
-    total = weights.b2[bucket]
+        clipped = [min(max(value, 0), weights.qa) for value in values]
+        layers.append([value * value for value in clipped] if scale != 1 else clipped)
+    total = weights.b2[bucket] * scale
     for half, layer in enumerate(layers):
         total += sum(w * value for w, value in zip(w2[half * hidden:(half + 1) * hidden], layer, strict=True))
-    return total * 100 // (weights.qa * weights.qb)
+    return total * 100 // (weights.qa * weights.qb * scale)
 
 
-def random_net(hidden: int, seed: int, residual: bool = False, buckets: int = 1) -> NetworkWeights:
+def random_net(hidden: int, seed: int, residual: bool = False, buckets: int = 1,
+               squared: bool = False) -> NetworkWeights:
     """A network of random weights within the file format's limits (32 pieces and
-    the bias stay inside 16 bits), with *buckets* outputs."""
+    the bias stay inside 16 bits), with *buckets* outputs; *squared*: the squared
+    clipped ReLU."""
     rng = random.Random(seed)
     w1 = tuple(rng.randint(-800, 800) for _ in range(INPUTS * hidden))
     b1 = tuple(rng.randint(-900, 900) for _ in range(hidden))
     w2 = tuple(rng.randint(-3000, 3000) for _ in range(2 * hidden * buckets))
     b2 = tuple(rng.randint(-99999, 99999) for _ in range(buckets))
-    return NetworkWeights(hidden, 255, 1024, 1 if residual else 0, w1, b1, w2, b2, {})
+    flags = (FLAG_RESIDUAL if residual else 0) | (FLAG_SQUARED if squared else 0)
+    return NetworkWeights(hidden, 255, 1024, flags, w1, b1, w2, b2, {})
 
 
 def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight: float = 1.0,

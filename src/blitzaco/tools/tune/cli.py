@@ -137,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="AdamW's decoupled weight decay (0: Adam without decay)")
     net.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                      help="where torch trains (auto: a GPU when torch sees one)")
+    net.add_argument("--activation", choices=("crelu", "screlu"),
+                     help="the first layer's activation: crelu the clipped ReLU, screlu its square (default crelu; "
+                          "with --resume, NET's)")
     net.add_argument("--stream", action="store_true",
                      help="read the label files a group of chunks at a time instead of all at once (for more labels "
                           "than memory holds), checkpointed and resumable; a replacing net")
@@ -493,7 +496,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     import numpy as np
     import torch
 
-    from blitzaco.nnue import BIAS_LIMIT, MAX_BUCKETS, WEIGHT_LIMIT, NetworkError, decode_network
+    from blitzaco.nnue import BIAS_LIMIT, FLAG_SQUARED, MAX_BUCKETS, WEIGHT_LIMIT, NetworkError, decode_network
     from blitzaco.tools.tune import record as rec
     from blitzaco.tools.tune.labelfile import run_state
     from blitzaco.tools.tune.labels import read_labels, stockfish_name
@@ -537,6 +540,14 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         if (record["target"]["lambda"], record["target"]["scale"]) != (args.lam, args.scale):
             print(f"tune: note: the target changes from lambda {record['target']['lambda']}, scale "
                   f"{record['target']['scale']} to {args.lam}, {args.scale}", file=sys.stderr)
+    if start is not None:
+        activation = "screlu" if start.flags & FLAG_SQUARED else "crelu"
+        if args.activation is not None and args.activation != activation:
+            return fail(f"{args.resume}'s activation is {activation}, not {args.activation}")
+    else:
+        activation = args.activation or "crelu"
+    if activation != "crelu" and (args.residual or args.spectral):
+        return fail("--activation screlu is for a replacing net")
     hidden = start.hidden if start is not None else (args.hidden or 32)
     buckets = start.buckets if start is not None else (args.output_buckets or 1)
     if not 1 <= buckets <= MAX_BUCKETS:
@@ -598,7 +609,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
                              scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
                              max_seconds=60 * args.max_minutes, device=args.device,
-                             weight_decay=args.weight_decay, output_buckets=buckets)
+                             weight_decay=args.weight_decay, output_buckets=buckets, activation=activation)
     dense = None
     if args.stream:
         from blitzaco.tools.tune.stream import Source, StreamSettings, train_stream
@@ -700,7 +711,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     }
     if record is None:
         record = rec.new_record(hidden=hidden, residual=args.residual, lam=args.lam, scale=args.scale,
-                                held_out=args.held_out, output_buckets=buckets)
+                                held_out=args.held_out, output_buckets=buckets, activation=activation)
     record = rec.add_training(record, runs, training)
     blob = quantise(model, residual=args.residual, meta=record)
     decode_network(blob)  # the engine must be able to read what was written

@@ -39,7 +39,18 @@ from typing import TYPE_CHECKING, Any
 import chess
 import numpy as np
 
-from blitzaco.nnue import BIAS_LIMIT, INPUTS, QA, QB, WEIGHT_LIMIT, NetworkWeights, encode_network, feature
+from blitzaco.nnue import (
+    ACTIVATIONS,
+    BIAS_LIMIT,
+    FLAG_SQUARED,
+    INPUTS,
+    QA,
+    QB,
+    WEIGHT_LIMIT,
+    NetworkWeights,
+    encode_network,
+    feature,
+)
 from blitzaco.tools.tune.labelfile import record_bytes, run_state
 from blitzaco.tools.tune.labels import (
     NO_RESULT,
@@ -276,6 +287,9 @@ class TrainSettings:
     #: Output layers chosen by the number of pieces on the board
     #: (:func:`output_bucket`; the file's version 2).
     output_buckets: int = 1
+    #: The first layer's activation (:data:`blitzaco.nnue.ACTIVATIONS`): "crelu" the
+    #: clipped ReLU, "screlu" its square.
+    activation: str = "crelu"
 
 
 def torch_device(name: str) -> str:
@@ -299,13 +313,16 @@ def output_bucket(pieces: Any, buckets: int) -> Any:
     return np.minimum((np.asarray(pieces) - 1) * buckets // 32, buckets - 1)
 
 
-def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1) -> Any:
+def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, activation: str = "crelu") -> Any:
     import torch
     from torch import nn
 
     class Net(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
+            if activation not in ACTIVATIONS:
+                raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
+            self.activation = activation
             self.ft = nn.EmbeddingBag(inputs + 1, hidden, mode="sum", padding_idx=inputs)
             self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
             self.out = nn.Linear(2 * hidden, buckets)
@@ -326,7 +343,10 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1) 
                 half = dense.shape[1] // 2
                 a = a + self.extra(dense)
                 b = b + self.extra(torch.cat([dense[:, half:], dense[:, :half]], dim=1))
-            out = self.out(torch.cat([a, b], dim=1).clamp(0.0, 1.0))
+            active = torch.cat([a, b], dim=1).clamp(0.0, 1.0)
+            if self.activation == "screlu":
+                active = active * active
+            out = self.out(active)
             if bucket is None:
                 return out.squeeze(1)
             return out.gather(1, bucket[:, None]).squeeze(1)
@@ -384,6 +404,8 @@ def start_weights(model: Any, start: NetworkWeights) -> None:
         raise ValueError(f"the start net has {hidden} hidden neurons")
     if model.out.weight.shape[0] != start.buckets:
         raise ValueError(f"the start net has {start.buckets} output buckets, the model {model.out.weight.shape[0]}")
+    if bool(start.flags & FLAG_SQUARED) != (model.activation == "screlu"):
+        raise ValueError(f"the start net's activation is not {model.activation}")
     with torch.no_grad():
         w1 = torch.tensor(start.w1, dtype=torch.float64).reshape(INPUTS, hidden) / QA
         model.ft.weight[:INPUTS] = w1.float()
@@ -435,7 +457,7 @@ def train(
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
     model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets,
-                   settings.output_buckets)
+                   settings.output_buckets, settings.activation)
     buckets = None if buckets_of is None else torch.from_numpy(buckets_of.astype(np.int64)).to(device)
     if start is not None:
         start_weights(model, start)
@@ -529,6 +551,7 @@ def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | No
         hidden=hidden,
         residual=residual,
         meta=meta,
+        activation=model.activation,
     )
 
 

@@ -99,11 +99,16 @@ def dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, indent=1, sort_keys=True) + "\n"
 
 
+#: The record's words for each activation (:data:`blitzaco.nnue.ACTIVATIONS`).
+ACTIVATION_WORDS = {"crelu": "clipped ReLU to [0, 1], both perspectives",
+                    "screlu": "squared clipped ReLU (clipped to [0, 1], then squared), both perspectives"}
+
+
 def new_record(*, hidden: int, residual: bool, lam: float, scale: float, held_out: float,
-               output_buckets: int = 1) -> dict[str, Any]:
+               output_buckets: int = 1, activation: str = "crelu") -> dict[str, Any]:
     """The record of a net about to be trained from random weights."""
     net: dict[str, Any] = {"inputs": INPUTS, "hidden": hidden, "residual": residual, "qa": QA, "qb": QB,
-                           "activation": "clipped ReLU to [0, 1], both perspectives"}
+                           "activation": ACTIVATION_WORDS[activation]}
     if output_buckets != 1:
         net["output_buckets"] = output_buckets
     return {

@@ -156,7 +156,7 @@ def train_stream(sources: list[Source], settings: TrainSettings, stream: StreamS
         raise ValueError("every file needs records to fit")
     device = torch.device(torch_device(settings.device))
     torch.manual_seed(settings.seed)
-    model = _model(settings.hidden, 0, buckets=settings.output_buckets)
+    model = _model(settings.hidden, 0, buckets=settings.output_buckets, activation=settings.activation)
     if start is not None:
         start_weights(model, start)
     model.to(device)
