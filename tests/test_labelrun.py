@@ -230,8 +230,8 @@ def test_the_label_command_runs_in_batches_and_says_what_it_merged(tmp_path: Pat
 @needs_stockfish
 def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: Path, reference: bytes) -> None:
     """Ctrl-C (SIGINT) during a run: no traceback, exit status 130, the batches
-    written kept and said; the workers ended with it; the same command goes on to the
-    run's file."""
+    written kept and said; the workers ended with it; ``--merge-done`` merges the
+    batches done without playing more; the same command goes on to the run's file."""
     out = tmp_path / "labels.bin"
     command = [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
                "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
@@ -240,7 +240,7 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = batch_folder(out)
     deadline = time.monotonic() + 300
-    while not (folder.exists() and any(folder.glob("0*.json"))) and process.poll() is None:
+    while not (folder / "000000.json").exists() and process.poll() is None:  # the first batch: one to merge
         assert time.monotonic() < deadline
         time.sleep(0.05)
     children = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if _parent(pid) == process.pid]
@@ -249,6 +249,12 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
     assert process.returncode == 130 and "Traceback" not in err, err[-3000:]
     assert "batches done" in err and "the same command goes on" in err
     assert not any(Path(f"/proc/{pid}").exists() and _parent(pid) == process.pid for pid in children)
+    kept = done_batches(out)
+    merged = subprocess.run([*command, "--merge-done"], capture_output=True, text=True, timeout=600)
+    assert merged.returncode == 0 and "distinct positions" in merged.stdout, merged.stderr[-3000:]
+    state = json.loads(out.with_name("labels.bin.json").read_text())
+    assert 0 < len(state["batches"]) <= len(kept) and state["batches"][0] == kept[0]["sha256"]
+    assert done_batches(out) == kept, "--merge-done plays nothing"
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert out.read_bytes() == reference

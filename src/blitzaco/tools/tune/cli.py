@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="play the batches as Ray tasks: auto a local Ray instance (the default where Ray is "
                             "installed), HOST:PORT a cluster (every node with this package and Stockfish); none "
                             "local processes")
+    label.add_argument("--merge-done", action="store_true",
+                       help="merge the batches done so far (from the first, without a gap) into OUT and play none")
     label.add_argument("--batch-games", type=int, default=None,
                        help="games a batch (default 256): a batch is one task and one file")
 
@@ -266,6 +268,15 @@ def main(argv: list[str] | None = None) -> int:
         if not _seed_allowed(args.seed, args.record, args.force):
             return 2
         nodes = args.nodes if args.nodes is not None else 200 if args.static else 5000
+        if args.merge_done:
+            from blitzaco.tools.tune.labelrun import done_positions, merge
+
+            positions = done_positions(args.out)
+            if not positions:
+                print(f"tune: {args.out}: no batch done yet", file=sys.stderr)
+                return 2
+            _say_merged(args.out, merge(args.out, positions))
+            return 0
         if not _single_file_run(args.out):
             return _label_batches(args, nodes)
         try:
@@ -450,12 +461,17 @@ def _label_batches(args: argparse.Namespace, nodes: int) -> int:
           f"{figures['done']} batches done")
     merged = figures.get("merged")
     if merged is None:
-        print(f"not merged yet: the first batches do not hold {args.positions} positions; the same command goes on")
+        print(f"not merged yet: the first batches do not hold {args.positions} positions; the same command goes on "
+              "(--merge-done merges those done)")
         return 0
-    print(f"{args.out}: {merged['positions']} distinct positions ({merged['before']} before deduplication) from "
+    _say_merged(args.out, merged)
+    return 0
+
+
+def _say_merged(out: str, merged: dict[str, Any]) -> None:
+    print(f"{out}: {merged['positions']} distinct positions ({merged['before']} before deduplication) from "
           f"{merged['games']} games in {merged['batches']} batches, SHA-256 {merged['sha256']}")
     print("by pieces: " + ", ".join(f"{pieces}: {count}" for pieces, count in merged["by_pieces"].items()))
-    return 0
 
 
 def _seed_allowed(seed: int, record_path: str | None, force: bool) -> bool:

@@ -59,7 +59,7 @@ from blitzaco.tools.tune.sources import tuning_openings
 
 __all__ = [
     "BATCH_GAMES", "RETRIES", "RunSettings", "label_batch", "position_keys", "pieces_of", "run", "merge",
-    "batch_folder", "done_batches",
+    "batch_folder", "done_batches", "done_positions",
 ]
 
 #: Games a batch (about 50,000 positions and 15 s of a core at the default static
@@ -286,6 +286,17 @@ def _open_run(out: Path, settings: RunSettings, stockfish_name: str) -> dict[str
     state = _settings_state(settings, stockfish_name)
     _write_atomically(state_path, json.dumps(state, indent=1).encode())
     return state
+
+
+def done_positions(out: str | Path) -> int:
+    """The positions of the run's batches done from the first without a gap: what
+    :func:`merge` can take now."""
+    done = done_batches(out)
+    total = index = 0
+    while index in done:
+        total += int(done[index]["positions"])
+        index += 1
+    return total
 
 
 def _needed(done: dict[int, dict[str, Any]], positions: int) -> int | None:
