@@ -306,10 +306,20 @@ def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) 
         carried = [name for name in archive.namelist() if name.endswith(EXTENSION)]
     assert len(carried) > len(NATIVE)  # each module and mypyc's shared library
     env_dir = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
     bin_dir = env_dir / "bin"
     subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
                    check=True, timeout=300, capture_output=True)
+    # The wheel's dependencies (chess, numpy, librt) come from the packages this
+    # interpreter sees: its site-packages folders, listed in a .pth file of the new
+    # environment. Not --system-site-packages: run from a virtual environment, that
+    # reaches the base interpreter's packages, not this environment's. The folders are
+    # only added to the path, after the new environment's own site-packages (their own
+    # .pth files, an editable install of the engine among them, are not processed).
+    purelib = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+    seen = [path for path in sys.path if Path(path).name in ("site-packages", "dist-packages")]
+    (Path(purelib) / "dependencies.pth").write_text("".join(f"{path}\n" for path in seen))
     bare = {**os.environ, "PATH": str(bin_dir), "CC": "false"}  # no compiler to be found
     bare.pop("PYTHONPATH", None)
     assert shutil.which("cc", path=bare["PATH"]) is None and shutil.which("gcc", path=bare["PATH"]) is None
