@@ -213,3 +213,85 @@ def test_the_layering_check_names_a_wrong_import() -> None:
     graph["board"].append(("tt", 2))
     with pytest.raises(ValueError, match="circle"):
         _layers(graph)
+
+
+# ---------------------------------------------------------------------------- no import circle anywhere in the package
+
+
+def _module_name(path: Path) -> str:
+    """The dotted name of the package's module at *path* (a package by its __init__)."""
+    parts = ("blitzaco", *path.relative_to(SOURCE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """Every module of the package, tools included, and the modules of the package it
+    imports, by dotted name; every import counts, at the top, in a function or for the
+    type checker (``from blitzaco.tools.tune import labels`` is an import of
+    ``labels``; ``from blitzaco.tools.tune.labels import x`` one of ``labels``)."""
+    paths = {_module_name(path): path for path in SOURCE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the package, or one above it per extra dot
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base for alias in node.names]
+            else:
+                continue
+            for name in names:
+                while name and name not in paths:  # a name inside a module: the module
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[str]:
+    """Each import circle found (the first one through each module met), written
+    'a -> b -> a'; empty when the imports form no circle."""
+    found: list[str] = []
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        path.append(module)
+        for target in sorted(graph[module]):
+            if target in path:
+                found.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in done:
+                visit(target)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module)
+    return found
+
+
+def test_no_module_of_the_package_is_in_an_import_circle() -> None:
+    """Not the engine's floors alone: the tools too (the last circle, the label games'
+    labels <-> the Stockfish network's check, was broken by the Stockfish pipe's own
+    module, tools/tune/stockfish_pipe.py, which both import)."""
+    graph = _package_graph()
+    assert {"blitzaco.uci", "blitzaco.tools.tune.labels", "blitzaco.tools.tune.stockfish_net"} <= set(graph)
+    assert _circles(graph) == []
+    assert "blitzaco.tools.tune.stockfish_pipe" in graph["blitzaco.tools.tune.stockfish_net"]
+
+
+def test_the_circle_check_names_a_circle_among_the_tools() -> None:
+    """The check can fail: a planted lazy import back from the network to the labels,
+    as it stood before, is named with the way round."""
+    graph = _package_graph()
+    graph["blitzaco.tools.tune.stockfish_net"].add("blitzaco.tools.tune.labels")
+    assert _circles(graph) == [
+        "blitzaco.tools.tune.labels -> blitzaco.tools.tune.stockfish_net -> blitzaco.tools.tune.labels"
+    ]

@@ -31,7 +31,7 @@ from blitzaco.movepick import is_tactical, see_ge, see_scratch
 from blitzaco.tools.tune.labelfile import NO_RESULT, encode
 from blitzaco.tools.tune.sources import is_quiet
 
-__all__ = ["ChessGame", "NativeGame", "GENERATORS", "LATEST_GENERATOR"]
+__all__ = ["ChessGame", "NativeGame", "Game", "game_of", "GENERATORS", "LATEST_GENERATOR"]
 
 #: The generators a label run may name (its state's ``generator``; a run without one
 #: was made by 1).
@@ -277,6 +277,16 @@ class NativeGame:
         nibbles, flags, ep = snapshot
         score = max(-32000, min(32000, score))
         return _RECORD.pack(nibbles, flags, ep, score, NO_RESULT if result is None else int(result * 2))
+
+
+
+#: A label game's board, either generator's.
+Game = ChessGame | NativeGame
+
+
+def game_of(board: chess.Board | Game) -> Game:
+    """*board* as a label game: a python-chess board wrapped as generator 1's."""
+    return ChessGame(board) if isinstance(board, chess.Board) else board
 
 
 assert BLACK == 1 and WHITE == 0  # the piece codes are the records' nibbles: type + 8 for Black

@@ -45,6 +45,7 @@ import chess
 import numpy as np
 
 from blitzaco.tools.tune.labelfile import encode
+from blitzaco.tools.tune.stockfish_pipe import Stockfish
 
 __all__ = ["StockfishNet", "NetMismatch", "export", "check", "load", "record_codes", "board_codes"]
 
@@ -329,8 +330,6 @@ def check(net: StockfishNet, stockfish: str, count: int = 200, seed: int = 0) ->
     """Compare *net*'s labels with *stockfish*'s own ``eval`` on *count* positions of
     random games; raise :class:`NetMismatch` at the first difference. Returns the
     number compared."""
-    from blitzaco.tools.tune.labels import Stockfish
-
     boards = sample_positions(count, seed)
     engine = Stockfish(stockfish)
     try:
