@@ -19,6 +19,7 @@ It prints which build it measured (compiled modules or pure).
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 
@@ -41,7 +42,8 @@ def _timed(function, *args):  # type: ignore[no-untyped-def]
     return result, time.process_time() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     compiled = not core.__file__.endswith((".py", ".pyc"))
     print(f"build: {'compiled' if compiled else 'pure'} ({core.__file__})")
     for fen, depth in ((chess.STARTING_FEN, 5), (KIWIPETE, 4)):
