@@ -4,8 +4,11 @@
     python scripts/build_binary.py            # dist/blitzaco (one file)
     python scripts/build_binary.py --onedir   # dist/blitzaco-dir/blitzaco (a folder; starts faster)
 
-Installs PyInstaller if it is missing, builds from uci/blitzaco.spec, and prints
-the size of what it built. On Windows the file is dist/blitzaco.exe.
+Installs what the build needs and this interpreter lacks (PyInstaller; for the
+compiled build also mypy, and setuptools with its ``bdist_wheel`` command: a
+virtual environment made by ``pip install .`` has none of them), or, where pip cannot
+install them, says in one line what to install; builds from uci/blitzaco.spec, and
+prints the size of what it built. On Windows the file is dist/blitzaco.exe.
 
 The binary carries the compiled modules: the engine's wheel is built first, as
 ``pip install .`` builds it (setup.py compiles the search's hot modules with mypyc),
@@ -17,12 +20,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.metadata
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -78,6 +84,57 @@ def build_wheel(dest: Path, env: dict[str, str] | None = None, root: Path = ROOT
     return site, built.stdout + built.stderr
 
 
+def _version(distribution: str) -> tuple[int, ...] | None:
+    """The installed version of *distribution* as numbers (70.1.0 -> (70, 1, 0)), or
+    None when it is not installed."""
+    try:
+        text = importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return tuple(int(number) for number in re.findall(r"\d+", text.split("+")[0])[:3])
+
+
+def missing_tools(pure: bool, root: Path = ROOT) -> list[str]:
+    """What this interpreter lacks to build the binary, as pip requirements:
+    PyInstaller; for the compiled build (not *pure*, which takes the installed
+    package) also pyproject.toml's build requirements, setuptools and mypy (whose
+    mypyc compiles), the wheel being built without isolation, and setuptools'
+    ``bdist_wheel`` command, built in from setuptools 70.1 and before that the
+    ``wheel`` package's."""
+    missing = []
+    if importlib.util.find_spec("PyInstaller") is None:
+        missing.append(PYINSTALLER)
+    if not pure:
+        requires = tomllib.loads((root / "pyproject.toml").read_text())["build-system"]["requires"]
+        setuptools = _version("setuptools")
+        for requirement in requires:
+            name = re.split(r"[<>=!~ ;\[]", requirement, maxsplit=1)[0]
+            if name == "setuptools":
+                floor = re.findall(r">=\s*(\d+)", requirement)  # "setuptools>=64": 64
+                if setuptools is None or setuptools < (int(floor[0]) if floor else 0,):
+                    missing.append(requirement)
+                elif setuptools < (70, 1) and _version("wheel") is None:
+                    missing.append("wheel")
+            elif name == "mypy" and importlib.util.find_spec("mypyc") is None:
+                missing.append(requirement)
+    return missing
+
+
+def install_tools(missing: list[str]) -> bool:
+    """Install *missing* (pip requirements) into this interpreter; False, with a line
+    saying what to install, when pip cannot."""
+    if not missing:
+        return True
+    quoted = " ".join(f'"{requirement}"' for requirement in missing)
+    print(f"build_binary: installing what the build needs: {quoted}", file=sys.stderr)
+    if subprocess.run([sys.executable, "-m", "pip", "install", *missing]).returncode == 0:
+        importlib.invalidate_caches()
+        return True
+    print(f"build_binary: the build needs {quoted}; install them with: python -m pip install {quoted}",
+          file=sys.stderr)
+    return False
+
+
 def compiled_modules(site: Path) -> list[str]:
     """The compiled modules in an unpacked wheel, by import name (mypyc's shared
     library, a top-level module, among them)."""
@@ -95,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pure", action="store_true", help="the pure-Python modules, not the compiled ones")
     args = parser.parse_args(argv)
 
-    if importlib.util.find_spec("PyInstaller") is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", PYINSTALLER], check=True)
+    if not install_tools(missing_tools(args.pure)):
+        return 2
     env = {**os.environ, "BLITZACO_ONEDIR": "1" if args.onedir else "0"}
     if not args.pure:
         site, _ = build_wheel(ROOT / "build" / "native")

@@ -9,6 +9,7 @@ so that CI builds it once however many workers run the tests. Deselect it with
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -175,3 +176,49 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     )
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert "smoke: passed" in smoke.stdout
+
+
+@pytest.mark.slow
+def test_the_binary_builds_from_a_plain_install(tmp_path: Path) -> None:
+    """As a user builds it: a fresh virtual environment made by ``pip install .``
+    (no mypy, no PyInstaller, and no setuptools with ``bdist_wheel``: Python 3.11's
+    venv brings setuptools 65 without it, 3.12's none), then ``python
+    scripts/build_binary.py`` with that environment's Python. The script installs what
+    it lacks and builds the binary, compiled where a C compiler is found. Several
+    minutes and a package index (pip downloads the tools): marked slow."""
+    from script_loader import load_script
+
+    build = load_script("scripts/build_binary.py")
+    checkout = build.copy_checkout(tmp_path / "checkout")  # its own build/ folder
+    for folder in ("scripts", "uci"):
+        shutil.copytree(ROOT / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    python = env_dir / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    plain = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}  # not this checkout's src
+    probe = subprocess.run([str(python), "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp_path / "probe"),
+                            "wheel"], capture_output=True, text=True, env=plain, timeout=300)
+    if probe.returncode != 0:
+        pytest.skip(f"no package index to install the build's tools from: {probe.stderr[-300:]}")
+    # The engine installed pure (the compiled install is not what this test is about).
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(checkout)], check=True, capture_output=True,
+                   env={**plain, "BLITZACO_PURE": "1"}, timeout=900)
+    # What the issue saw: this environment cannot build the wheel by itself.
+    bare = subprocess.run([str(python), "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                           str(tmp_path / "bare"), str(checkout)], capture_output=True, text=True, env=plain,
+                          cwd=tmp_path, timeout=600)
+    assert bare.returncode != 0
+    tools = "import importlib.util as u; print(u.find_spec('mypyc') is None, u.find_spec('PyInstaller') is None)"
+    assert subprocess.run([str(python), "-c", tools], capture_output=True, text=True, env=plain,
+                          check=True).stdout.split() == ["True", "True"]
+
+    built = subprocess.run([str(python), str(checkout / "scripts" / "build_binary.py"), "--dist",
+                            str(tmp_path / "dist")], capture_output=True, text=True, env=plain, cwd=tmp_path,
+                           timeout=1800)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "build_binary: installing what the build needs: " in built.stderr
+    binary = tmp_path / "dist" / ("blitzaco.exe" if sys.platform == "win32" else "blitzaco")
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True,
+                             cwd=tmp_path, timeout=60).stdout
+    compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
+    assert version.startswith("BlitzACO") and ("(compiled)" in version) == bool(compiler), version
