@@ -202,9 +202,8 @@ class _Ray:
         if address == "auto":
             with labelling._one_thread_numpy():  # the workers inherit the environment of the instance started here
                 # "local": a new instance, never one that RAY_ADDRESS or an earlier `ray start` names
-                # on the loopback address: a local instance talks to nothing outside the machine
                 ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                         object_store_memory=256 * 1024 * 1024, _node_ip_address="127.0.0.1")
+                         object_store_memory=256 * 1024 * 1024)
         else:
             ray.init(address=address, log_to_driver=False)
         self._remote = ray.remote(max_retries=RETRIES)(_ray_batch)
@@ -288,28 +287,26 @@ def _open_run(out: Path, settings: RunSettings, stockfish_name: str) -> dict[str
     return state
 
 
-def done_positions(out: str | Path) -> int:
-    """The positions of the run's batches done from the first without a gap: what
-    :func:`merge` can take now."""
-    done = done_batches(out)
+def _prefix(done: dict[int, dict[str, Any]]) -> Iterator[int]:
+    """The positions of the batches done from the first without a gap, added up
+    batch by batch."""
     total = index = 0
     while index in done:
         total += int(done[index]["positions"])
         index += 1
-    return total
+        yield total
+
+
+def done_positions(out: str | Path) -> int:
+    """The positions of the run's batches done from the first without a gap: what
+    :func:`merge` can take now."""
+    return max(_prefix(done_batches(out)), default=0)
 
 
 def _needed(done: dict[int, dict[str, Any]], positions: int) -> int | None:
     """The number of batches from the first whose positions reach *positions*, if the
     batches done so far decide it (all of them done), else None."""
-    total = 0
-    index = 0
-    while index in done:
-        total += int(done[index]["positions"])
-        index += 1
-        if total >= positions:
-            return index
-    return None
+    return next((count for count, total in enumerate(_prefix(done), 1) if total >= positions), None)
 
 
 def run(out: str | Path, positions: int, settings: RunSettings, *, workers: int = 2, ray: str | None = None,
