@@ -273,8 +273,10 @@ def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> 
         "import blitzaco.config as config; print(config.__file__); print(config.defaults_path())\n"
         "print(config.dump_toml(), end='')\n"
     )
+    # Nor this process's PYTHONPATH (a checkout's src/ there would come first).
+    plain = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                          check=True, timeout=120)
+                          env=plain, check=True, timeout=120)
     module, defaults, printed = done.stdout.split("\n", 2)
     assert module == str(checkout / "src" / "blitzaco" / "config.py")
     assert defaults == str(checkout / "config.toml")
@@ -282,7 +284,7 @@ def test_an_editable_install_reads_the_top_level_config_toml(tmp_path: Path) -> 
     edited = f"\naspiration_window = {OTHER_WINDOW + 1}\n"
     (checkout / "config.toml").write_text(text.replace(f"\naspiration_window = {OTHER_WINDOW}\n", edited))
     again = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                           check=True, timeout=120)
+                           env=plain, check=True, timeout=120)
     assert edited in again.stdout
 
 
@@ -308,8 +310,12 @@ def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) 
     env_dir = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
     bin_dir = env_dir / "bin"
+    # Not this process's PYTHONPATH: pip would take a checkout's src/ there (its egg-info
+    # from an editable build) for the package installed, and install nothing.
+    bare = {**os.environ, "PATH": str(bin_dir), "CC": "false"}  # no compiler to be found
+    bare.pop("PYTHONPATH", None)
     subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
-                   check=True, timeout=300, capture_output=True)
+                   check=True, timeout=300, capture_output=True, env=bare)
     # The wheel's dependencies (chess, numpy, librt) come from the packages this
     # interpreter sees: its site-packages folders, listed in a .pth file of the new
     # environment. Not --system-site-packages: run from a virtual environment, that
@@ -317,14 +323,13 @@ def test_the_release_wheel_installs_compiled_without_a_compiler(tmp_path: Path) 
     # only added to the path, after the new environment's own site-packages (their own
     # .pth files, an editable install of the engine among them, are not processed).
     purelib = subprocess.run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+                             capture_output=True, text=True, env=bare, check=True, timeout=120).stdout.strip()
     seen = [path for path in sys.path if Path(path).name in ("site-packages", "dist-packages")]
     (Path(purelib) / "dependencies.pth").write_text("".join(f"{path}\n" for path in seen))
-    bare = {**os.environ, "PATH": str(bin_dir), "CC": "false"}  # no compiler to be found
-    bare.pop("PYTHONPATH", None)
     assert shutil.which("cc", path=bare["PATH"]) is None and shutil.which("gcc", path=bare["PATH"]) is None
     where = subprocess.run([str(bin_dir / "python"), "-c", "import blitzaco.board as b; print(b.__file__)"],
-                           capture_output=True, text=True, env=bare, cwd=tmp_path, check=True, timeout=120)
+                           capture_output=True, text=True, env=bare, cwd=tmp_path, timeout=120)
+    assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(env_dir)) and where.stdout.strip().endswith(EXTENSION)
     smoke = subprocess.run([str(bin_dir / "python"), str(ROOT / "scripts" / "smoke.py"), "--bench",
                             str(bench_signature()), "--compiled", str(bin_dir / "blitzaco")],
