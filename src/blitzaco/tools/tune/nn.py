@@ -66,7 +66,8 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = [
-    "LabelArrays", "read_records", "square_codes", "load_arrays", "board_features", "TrainSettings", "train",
+    "LabelArrays", "read_records", "record_outcomes", "square_codes",
+    "load_arrays", "board_features", "TrainSettings", "train",
     "quantise", "float_score",
     "EvalCheck", "check_evaluations", "classical_scores", "spectral_inputs", "concatenate", "take", "start_weights",
     "quantisation_error", "held_out_count", "output_bucket", "finished_records", "fitted_then_held",
@@ -210,12 +211,19 @@ def load_arrays(path: str | Path, limit: int | None = None, start: int = 0, *,
     with ThreadPoolExecutor(max_workers=max(1, threads or os.cpu_count() or 1)) as pool:
         # list(): a chunk's exception is raised here
         list(pool.map(lambda span: _features_into(records[span], stm[span], other[span]), spans))
+    score, result, white = record_outcomes(records)
+    return LabelArrays(stm=stm, other=other, score=score, result=result, white=white)
+
+
+def record_outcomes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each record's score and result for the side to move (float32; a position
+    without a game result, off the game's line, stands for its score alone) and
+    whether White is to move."""
     white = (records["flags"] & 1).astype(bool)
     result_white = np.where(records["result"] == NO_RESULT, np.nan, records["result"].astype(np.float32) / 2)
     score = records["score"].astype(np.float32)
-    # A position without a game result (off the game's line) stands for its score alone.
     result = known_result(score, np.where(white, result_white, 1 - result_white))
-    return LabelArrays(stm=stm, other=other, score=score, result=result.astype(np.float32), white=white)
+    return score, result.astype(np.float32), white
 
 
 def board_features(board: chess.Board) -> tuple[list[int], list[int]]:

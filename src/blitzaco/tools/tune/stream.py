@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, is_packed, record_bytes
-from blitzaco.tools.tune.labels import NO_RESULT, known_result, target
+from blitzaco.tools.tune.labels import target
 from blitzaco.tools.tune.nn import (
     _DTYPE,
     ADAM_BETAS,
@@ -53,6 +53,7 @@ from blitzaco.tools.tune.nn import (
     _features_into,
     _model,
     output_bucket,
+    record_outcomes,
     start_weights,
     torch_device,
 )
@@ -115,10 +116,7 @@ def _arrays(records: np.ndarray, settings: TrainSettings) -> dict[str, np.ndarra
     stm = np.empty((n, MAX_PIECES), dtype=np.int16)
     other = np.empty((n, MAX_PIECES), dtype=np.int16)
     _features_into(records, stm, other)
-    white = (records["flags"] & 1).astype(bool)
-    result_white = np.where(records["result"] == NO_RESULT, np.nan, records["result"].astype(np.float32) / 2)
-    score = records["score"].astype(np.float32)
-    result = known_result(score, np.where(white, result_white, 1 - result_white))
+    score, result, _ = record_outcomes(records)
     expected = target(score, result, settings.lam, settings.scale).astype(np.float32)
     buckets = output_bucket((stm != PAD).sum(axis=1), settings.output_buckets).astype(np.int64)
     return {"stm": stm, "other": other, "expected": expected, "bucket": buckets}
