@@ -162,10 +162,65 @@ def test_train_net_writes_a_squared_relu_net_and_resumes_it(tmp_path: Path,
                                   "--epochs", "0", "--out", str(tmp_path / "no.bin")], capsys)
     assert code == 2 and "activation is screlu" in err
     blob = bytearray(net.read_bytes())
-    blob[8 + 10] |= 4  # a flag bit no engine knows (the header's flags word)
+    blob[8 + 10] |= 8  # a flag bit no engine knows (the header's flags word)
     blob[-4:] = (__import__("zlib").crc32(bytes(blob[:-4]))).to_bytes(4, "little")
     with pytest.raises(NetworkError, match="unknown flags"):
         decode_weights(bytes(blob))
+
+
+def test_train_net_writes_a_mirrored_net_and_resumes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``train-net --mirror``: the mirrored flag in the file and its record, the
+    trainer's features (both ways of making them) as the format defines them, the
+    engine's score within 3 cp of the float model, the engine names it; resumed, it
+    stays mirrored; ``--mirror`` on an unmirrored net is refused."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from blitzaco.nnue import FLAG_MIRRORED, decode_network, feature, flip
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.nn import board_features, load_arrays
+
+    data = _label_copy(tmp_path, 106)
+    arrays = load_arrays(data, 300, mirror=True)
+    assert arrays.mirrored and not load_arrays(data, 300).mirrored
+    crossed = 0
+    for index, label in enumerate(read_labels(data)):
+        if index == 300:
+            break
+        board = label.board
+        expected = []
+        for perspective in (board.turn, not board.turn):
+            king = board.king(perspective)
+            assert king is not None
+            crossed += flip(king) != 0
+            expected.append(sorted(feature(perspective, piece.color, piece.piece_type, square, flip(king))
+                                   for square, piece in board.piece_map().items()))
+        own, other = board_features(board, mirror=True)
+        assert [sorted(f for f in own if f != INPUTS), sorted(f for f in other if f != INPUTS)] == expected
+        assert [sorted(int(f) for f in row if f != INPUTS) for row in (arrays.stm[index], arrays.other[index])] \
+            == expected
+    assert crossed > 20  # kings on both halves were seen
+    net = tmp_path / "mirror.bin"
+    code, err = _train(tmp_path, ["--data", str(data), "--hidden", "8", "--output-buckets", "2", "--mirror",
+                                  "--epochs", "1", "--batch", "64", "--out", str(net)], capsys)
+    assert code == 0, err
+    weights = decode_weights(net.read_bytes())
+    assert weights.flags & FLAG_MIRRORED and "mirrored" in weights.meta["net"]
+    assert weights.meta["trainings"][0]["quantisation"]["max_cp"] <= 3
+    assert "mirrored by the king's file" in decode_network(net.read_bytes(), "m.bin").describe()
+    again = tmp_path / "again.bin"
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--epochs", "0",
+                                  "--out", str(again)], capsys)
+    assert code == 0, err
+    after = decode_weights(again.read_bytes())
+    assert (after.w1, after.w2, after.flags) == (weights.w1, weights.w2, weights.flags)
+    plain = tmp_path / "plain.bin"
+    code, err = _train(tmp_path, ["--data", str(data), "--hidden", "8", "--epochs", "0", "--out", str(plain)], capsys)
+    assert code == 0, err
+    code, err = _train(tmp_path, ["--resume", str(plain), "--replay", "--data", str(data), "--mirror", "--epochs",
+                                  "0", "--out", str(tmp_path / "no.bin")], capsys)
+    assert code == 2 and "not mirrored" in err
+    assert np.any(load_arrays(data, 300, mirror=True).stm != load_arrays(data, 300).stm)
 
 
 def test_train_net_records_its_data_and_resumes_from_the_given_weights(

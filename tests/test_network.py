@@ -62,6 +62,39 @@ def test_the_squared_clipped_relu_scores_as_the_reference(qa: int) -> None:
     assert reference_network_score(small, board) != reference_network_score(dataclasses.replace(small, flags=0), board)
 
 
+@pytest.mark.parametrize("squared", [False, True])
+def test_a_mirrored_net_scores_as_the_reference(squared: bool) -> None:
+    """A net with the mirrored flag: along games whose king moves cross the d/e
+    boundary (castling long, kings walking), the incremental evaluator (a crossing
+    perspective computed afresh, the other incremental) scores as the format defines."""
+    assert net_check(random_net(16, 8, buckets=8, squared=squared, mirrored=True), seed=6, games=10, plies=120) > 500
+
+
+def test_a_mirrored_net_scores_a_position_as_its_horizontal_mirror() -> None:
+    """Mirrored by the king's file, each perspective of a position without castling
+    rights reads the same inputs as in the position's mirror across the d/e line:
+    the two score the same, in the engine and by definition (the same weights
+    unmirrored do not: the test can fail)."""
+    mirrored = random_net(16, 9, buckets=8, mirrored=True)
+    plain = dataclasses.replace(mirrored, flags=0)
+    evaluator = NetEvaluator(EvalConfig(), mirrored)
+    differ = 0
+    for fen in ("8/5pk1/4p1p1/3rP3/2R5/5PK1/6P1/8 w - - 3 40", "r4rk1/pp3ppp/2n5/8/8/2N5/PP3PPP/2KR3R b - - 0 15",
+                "2k5/8/8/3q4/8/8/5Q2/4K3 w - - 0 1", "8/8/3k4/8/8/4K3/8/8 b - - 0 1"):
+        board = chess.Board(fen)
+        board.castling_rights = 0
+        mirror = board.transform(chess.flip_horizontal)
+        scores = []
+        for position in (board, mirror):
+            own = Board.from_chess(position)
+            evaluator.reset(own)
+            scores.append(int(evaluator.network(own)))
+            assert scores[-1] == reference_network_score(mirrored, position)
+        assert scores[0] == scores[1], fen
+        differ += reference_network_score(plain, board) != reference_network_score(plain, mirror)
+    assert differ == 4
+
+
 def test_the_output_bucket_follows_the_piece_count() -> None:
     """A net whose buckets differ only in the output bias scores a position with
     the bias of its own piece count's bucket (a bucket chosen otherwise is seen)."""

@@ -62,11 +62,14 @@ def test_a_streamed_run_stopped_and_resumed_ends_as_one_run_straight_through(tmp
         assert torch.equal(value, _weights(model)[key]), key
 
 
+@pytest.mark.parametrize("mirror", [False, True])
 def test_the_streamed_positions_are_the_files_fitted_records_each_once_an_epoch(tmp_path: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                              monkeypatch: pytest.MonkeyPatch,
+                                                                              mirror: bool) -> None:
     """An epoch trains on every fitted record of every file once (the features
-    ``load_arrays`` makes of them), never a held-out one; the order differs between
-    epochs; a checkpoint of other settings is refused."""
+    ``load_arrays`` makes of them, mirrored by the king's file or not), never a
+    held-out one; the order differs between epochs; a checkpoint of other settings
+    is refused."""
     from blitzaco.tools.tune import stream
 
     seen: list[object] = []
@@ -79,12 +82,12 @@ def test_the_streamed_positions_are_the_files_fitted_records_each_once_an_epoch(
 
     monkeypatch.setattr(stream, "_arrays", recording)
     sources = _sources()
-    settings = TrainSettings(**{**SETTINGS.__dict__, "epochs": 2})
+    settings = TrainSettings(**{**SETTINGS.__dict__, "epochs": 2, "mirror": mirror})
     train_stream(sources, settings, STREAM, checkpoint=tmp_path / "a.ckpt", log=lambda line: None)
     import numpy as np
 
-    fitted = np.concatenate([load_arrays(source.path, source.fitted).stm for source in sources])
-    held = np.concatenate([load_arrays(source.path, source.records, start=source.fitted).stm
+    fitted = np.concatenate([load_arrays(source.path, source.fitted, mirror=mirror).stm for source in sources])
+    held = np.concatenate([load_arrays(source.path, source.records, start=source.fitted, mirror=mirror).stm
                            for source in sources])
     chunks_per_epoch = sum(-(-source.fitted // STREAM.chunk) for source in sources)
     held_chunks = sum(-(-source.held // STREAM.chunk) for source in sources)

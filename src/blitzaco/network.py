@@ -12,7 +12,11 @@ third as many words as there are neurons. Making a move notes the first-layer ro
 pieces that left or reached a square; only when a score is asked for (and the
 score is not cached) are the line's missing plies computed, each the parent's
 values plus and minus those rows, both perspectives, and then the output (a dot
-product over ``2 * hidden`` clipped values). On the bench positions at depth 5
+product over ``2 * hidden`` clipped values). In a mirrored net (the king's file
+mirrors a perspective, :func:`blitzaco.nnue.flip`) a king move that takes its own
+perspective across the d/e boundary computes that perspective afresh when it is
+made (a move in a few hundred: castling long, a king walking to the other wing);
+every other move stays incremental. On the bench positions at depth 5
 with the blend, a third of the moves made never need their values (a table cut, a
 check, a cached score). The trainer bounds the weights
 so that no value leaves the 16-bit range (:data:`blitzaco.nnue.WEIGHT_LIMIT`, checked
@@ -32,10 +36,10 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from blitzaco.board import CAPACITY, EMPTY, INTERPRETED, SQ120, WHITE, Board
+from blitzaco.board import CAPACITY, EMPTY, INTERPRETED, SQ64, SQ120, WHITE, Board
 from blitzaco.classical import Classical
 from blitzaco.config import EvalConfig
-from blitzaco.nnue import FLAG_RESIDUAL, FLAG_SQUARED, INPUTS, NetworkWeights, classical_share
+from blitzaco.nnue import FLAG_MIRRORED, FLAG_RESIDUAL, FLAG_SQUARED, INPUTS, NetworkWeights, classical_share
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -99,6 +103,8 @@ class NetEvaluator(Classical):
     computed: vec[i64]
     ply: i64
     squared: bool
+    mirrored: bool
+    flips: vec[i64]
 
     def __init__(self, config: EvalConfig, weights: NetworkWeights, weight: float = 1.0,
                  classical: float = 0.0, fifty_move: int = 0) -> None:
@@ -149,28 +155,51 @@ class NetEvaluator(Classical):
         self.rows = vec[i64]([0] * (_PLIES * 8))
         self.computed = vec[i64]([0] * _PLIES)
         self.ply = 0
+        # Mirrored nets: per ply and perspective, what its squares are XORed with
+        # (blitzaco.nnue.flip of its own king's square; 0 in a net without the flag).
+        self.mirrored = bool(weights.flags & FLAG_MIRRORED)
+        self.flips = vec[i64]([0] * (_PLIES * 2))
 
     def reset(self, board: Board) -> None:
         """The accumulator of *board* from scratch; the line starts there."""
         super().reset(board)
         self.ply = 0
         self.computed[0] = 1
+        for perspective in range(2):
+            self.flips[perspective] = self._flip(board, perspective)
+            self._afresh(board, 0, perspective)
+
+    def _flip(self, board: Board, perspective: i64) -> i64:
+        """:func:`blitzaco.nnue.flip` of *perspective*'s own king on *board* in a
+        mirrored net, else 0."""
+        if not self.mirrored:
+            return 0
+        return 7 if SQ64[board.kings[perspective]] & 7 < 4 else 0
+
+    def _afresh(self, board: Board, ply: i64, perspective: i64) -> None:
+        """*perspective*'s values at *ply* from scratch: the biases plus the rows of
+        every piece on *board*, with the ply's flip."""
         words = self.words
         acc = self.acc
-        for perspective in range(2):
-            base = perspective * words
-            for j in range(words):
-                acc[base + j] = self.b1[j]
+        w1 = self.w1
+        base = ply * 2 * words + perspective * words
+        for j in range(words):
+            acc[base + j] = self.b1[j]
+        flip = self.flips[ply * 2 + perspective]
         for square in range(64):
             piece = board.squares[SQ120[square]]
             if piece != EMPTY:
-                self._add_piece(piece, square)
+                row = feature_index(perspective, piece, square ^ flip) * words
+                for j in range(words):
+                    acc[base + j] += w1[row + j]
 
     def make(self, board: Board) -> None:
         """Follow the move just made on *board*, lazily: note the first-layer rows of
         the pieces that reached a square and of those that left one, per perspective
         (a move changes at most two of each); the values are computed only when a
-        score is asked for at this ply or below it (:meth:`_refresh`)."""
+        score is asked for at this ply or below it (:meth:`_refresh`). In a mirrored
+        net, a perspective whose flip the move changed is computed afresh now (its
+        row marked -1)."""
         super().make(board)
         words = self.words
         ply = self.ply + 1
@@ -181,7 +210,16 @@ class NetEvaluator(Classical):
         dirty = board.dirty
         count = board.dirty_count
         zero = self.zero_row
+        flips = self.flips
         for perspective in range(2):
+            flip: i64 = 0
+            if self.mirrored:
+                flip = self._flip(board, perspective)
+                flips[ply * 2 + perspective] = flip
+                if flip != flips[ply * 2 - 2 + perspective]:
+                    self._afresh(board, ply, perspective)
+                    rows[base + 4 * perspective] = -1
+                    continue
             add0 = zero
             add1 = zero
             sub0 = zero
@@ -191,13 +229,13 @@ class NetEvaluator(Classical):
                 frm = dirty[3 * i + 1]
                 to = dirty[3 * i + 2]
                 if frm >= 0:
-                    row = feature_index(perspective, piece, frm) * words
+                    row = feature_index(perspective, piece, frm ^ flip) * words
                     if sub0 == zero:
                         sub0 = row
                     else:
                         sub1 = row
                 if to >= 0:
-                    row = feature_index(perspective, piece, to) * words
+                    row = feature_index(perspective, piece, to ^ flip) * words
                     if add0 == zero:
                         add0 = row
                     else:
@@ -230,6 +268,8 @@ class NetEvaluator(Classical):
             for perspective in range(2):
                 at = at_ply * 8 + 4 * perspective
                 add0 = rows[at]
+                if add0 < 0:  # computed afresh by make
+                    continue
                 add1 = rows[at + 1]
                 sub0 = rows[at + 2]
                 sub1 = rows[at + 3]
@@ -248,18 +288,6 @@ class NetEvaluator(Classical):
     def unmake(self) -> None:
         super().unmake()
         self.ply -= 1
-
-    def _add_piece(self, piece: i64, square: i64) -> None:
-        """Add the rows of *piece* on *square*, both perspectives, to the root's
-        accumulator."""
-        words = self.words
-        acc = self.acc
-        w1 = self.w1
-        for perspective in range(2):
-            base = perspective * words
-            row = feature_index(perspective, piece, square) * words
-            for j in range(words):
-                acc[base + j] += w1[row + j]
 
     def network(self, board: Board) -> i64:
         """The network's score in centipawns for the side to move (not cached:

@@ -6,7 +6,10 @@ The network (trained by ``tune.py train-net``, :mod:`blitzaco.tools.tune.nn`):
 
 * 768 inputs per perspective: one per (own or enemy piece, piece type, square), the
   square seen from that side (Black's squares mirrored vertically), see
-  :func:`feature`;
+  :func:`feature`; in a net with the mirrored flag, a perspective whose own king
+  stands on files a-d also sees the board mirrored horizontally (:func:`flip`), so
+  that its king is always on files e-h and each position teaches both halves of
+  the board;
 * a first layer of ``hidden`` neurons shared by both perspectives (the
   *accumulator*: bias plus the weight rows of the pieces on the board);
 * the side to move's accumulator then the other side's, each clipped to [0, QA]
@@ -27,7 +30,8 @@ The file format (version 1, or 2 for a net with output buckets), little-endian:
 * 8 bytes magic ``BACONNUE``;
 * header ``<HHHHHH``: version, inputs (768), hidden, QA, QB, flags (bit 0: the
   net was trained as a residual over the classical evaluation; bit 1: the squared
-  clipped ReLU; no other bit is read);
+  clipped ReLU; bit 2: the input mirrored by the king's file; a file with any other
+  bit is refused);
 * version 2 only: ``<H`` the number of output buckets (1 to :data:`MAX_BUCKETS`;
   version 1 has one);
 * first-layer weights: ``inputs * hidden`` int16, feature-major, scaled by QA;
@@ -63,6 +67,7 @@ from pathlib import Path
 __all__ = [
     "MAGIC",
     "FLAG_SQUARED",
+    "FLAG_MIRRORED",
     "ACTIVATIONS",
     "VERSION",
     "INPUTS",
@@ -75,6 +80,7 @@ __all__ = [
     "NetworkWeights",
     "Network",
     "feature",
+    "flip",
     "output_bucket",
     "classical_share",
     "load_network",
@@ -110,7 +116,10 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 FLAG_RESIDUAL = 1
 #: Squared clipped ReLU flag: each first-layer value clipped to [0, QA], then squared.
 FLAG_SQUARED = 2
-_KNOWN_FLAGS = FLAG_RESIDUAL | FLAG_SQUARED
+#: Mirrored input flag: a perspective whose own king is on files a-d sees the
+#: board mirrored horizontally (:func:`flip`).
+FLAG_MIRRORED = 4
+_KNOWN_FLAGS = FLAG_RESIDUAL | FLAG_SQUARED | FLAG_MIRRORED
 #: The activations by name (the trainer's ``--activation``, the record's), and their flag.
 ACTIVATIONS = {"crelu": 0, "screlu": FLAG_SQUARED}
 _HEADER = struct.Struct("<HHHHHH")
@@ -121,14 +130,23 @@ class NetworkError(ValueError):
     """A network file that cannot be used (missing, truncated, corrupt, wrong version)."""
 
 
-def feature(perspective: bool, color: bool, piece_type: int, square: int) -> int:
+def feature(perspective: bool, color: bool, piece_type: int, square: int, mirror: int = 0) -> int:
     """The input index of a *color* *piece_type* (python-chess's colours, types and
     squares: True is White, a pawn 1) on *square* seen from *perspective*: own pieces
     0-383, enemy pieces 384-767, by type (pawn first) then square, with Black's view
-    mirrored vertically (a8 is Black's a1)."""
+    mirrored vertically (a8 is Black's a1); *mirror* is XORed into the square (a
+    mirrored net's :func:`flip` of the perspective: 7 mirrors it horizontally)."""
+    square ^= mirror
     if not perspective:
         square ^= 56
     return (0 if color == perspective else 384) + (piece_type - 1) * 64 + square
+
+
+def flip(king_square: int) -> int:
+    """What a mirrored net XORs into every square of a perspective whose own king
+    stands on *king_square*: 7 (a horizontal mirror) with the king on files a-d, so
+    that the king is seen on files e-h, else 0."""
+    return 7 if king_square & 7 < 4 else 0
 
 
 def output_bucket(pieces: int, buckets: int) -> int:
@@ -179,6 +197,7 @@ class Network:
         self.meta = weights.meta
         self.residual = bool(weights.flags & FLAG_RESIDUAL)
         self.squared = bool(weights.flags & FLAG_SQUARED)
+        self.mirrored = bool(weights.flags & FLAG_MIRRORED)
 
     def describe(self) -> str:
         """One line for ``info string`` and ``eval``."""
@@ -188,17 +207,20 @@ class Network:
         outputs = self.weights.buckets
         shape = f"768x2->{self.hidden}x2->1" + (f" ({outputs} output buckets)" if outputs > 1 else "")
         shape += ", squared clipped ReLU" if self.squared else ""
+        shape += ", mirrored by the king's file" if self.mirrored else ""
         return f"network {self.name or '(unnamed)'}: {shape}, {kind}{extra}"
 
 
 def encode_network(
     w1: list[int], b1: list[int], w2: list[int], b2: int | list[int], *, hidden: int, residual: bool = False,
     meta: dict[str, object] | None = None, qa: int = QA, qb: int = QB, activation: str = "crelu",
+    mirrored: bool = False,
 ) -> bytes:
     """The bytes of a network file (see the module docstring) from quantised weights:
     *b2* one bias per output bucket (an int: one output), *w2* ``2 * hidden`` per
-    bucket; *activation* one of :data:`ACTIVATIONS`. One output is written as
-    version 1, several as version 2."""
+    bucket; *activation* one of :data:`ACTIVATIONS`; *mirrored*: the input mirrored
+    by the king's file (:func:`flip`). One output is written as version 1, several
+    as version 2."""
     import json  # only the trainer writes networks
 
     biases = [b2] if isinstance(b2, int) else list(b2)
@@ -211,7 +233,7 @@ def encode_network(
     version = 1 if buckets == 1 else 2
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
-    flags = (FLAG_RESIDUAL if residual else 0) | ACTIVATIONS[activation]
+    flags = (FLAG_RESIDUAL if residual else 0) | ACTIVATIONS[activation] | (FLAG_MIRRORED if mirrored else 0)
     body += _HEADER.pack(version, INPUTS, hidden, qa, qb, flags)
     if version == 2:
         body += _BUCKETS.pack(buckets)

@@ -39,7 +39,17 @@ from blitzaco.board import CHECK_UNKNOWN, MAX_MOVES, Board, compute_key, legal_c
 from blitzaco.classical import TERM_NAMES, Classical
 from blitzaco.config import EvalConfig
 from blitzaco.network import NetEvaluator
-from blitzaco.nnue import FLAG_RESIDUAL, FLAG_SQUARED, INPUTS, NetworkWeights, classical_share, feature, output_bucket
+from blitzaco.nnue import (
+    FLAG_MIRRORED,
+    FLAG_RESIDUAL,
+    FLAG_SQUARED,
+    INPUTS,
+    NetworkWeights,
+    classical_share,
+    feature,
+    flip,
+    output_bucket,
+)
 from blitzaco.trace import classical_trace
 from blitzaco.tt import EXACT, TranspositionTable
 
@@ -289,7 +299,9 @@ def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> 
     is the side to move's clipped values times the first half of the output weights,
     the other side's times the second, plus the output bias, in centipawns; with
     output buckets, the weights and bias of the bucket of the number of pieces; with
-    the squared flag, each clipped value squared and the bias and divisor times QA."""
+    the squared flag, each clipped value squared and the bias and divisor times QA;
+    with the mirrored flag, a perspective whose own king is on files a-d reads every
+    square mirrored horizontally."""
     hidden = weights.hidden
     scale = weights.qa if weights.flags & FLAG_SQUARED else 1  # the squared values' extra QA
     bucket = output_bucket(len(reference.piece_map()), weights.buckets)
@@ -298,8 +310,10 @@ def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> 
     layers = []
     for perspective in (reference.turn, not reference.turn):
         values = list(weights.b1)
+        king = reference.king(perspective)
+        mirror = flip(king) if weights.flags & FLAG_MIRRORED and king is not None else 0
         for square, piece in reference.piece_map().items():
-            row = feature(perspective, piece.color, piece.piece_type, square) * hidden
+            row = feature(perspective, piece.color, piece.piece_type, square, mirror) * hidden
             for j in range(hidden):
                 values[j] += w1[row + j]
         clipped = [min(max(value, 0), weights.qa) for value in values]
@@ -311,22 +325,23 @@ def reference_network_score(weights: NetworkWeights, reference: chess.Board) -> 
 
 
 def random_net(hidden: int, seed: int, residual: bool = False, buckets: int = 1,
-               squared: bool = False) -> NetworkWeights:
+               squared: bool = False, mirrored: bool = False) -> NetworkWeights:
     """A network of random weights within the file format's limits (32 pieces and
     the bias stay inside 16 bits), with *buckets* outputs; *squared*: the squared
-    clipped ReLU."""
+    clipped ReLU; *mirrored*: the input mirrored by the king's file."""
     rng = random.Random(seed)
     w1 = tuple(rng.randint(-800, 800) for _ in range(INPUTS * hidden))
     b1 = tuple(rng.randint(-900, 900) for _ in range(hidden))
     w2 = tuple(rng.randint(-3000, 3000) for _ in range(2 * hidden * buckets))
     b2 = tuple(rng.randint(-99999, 99999) for _ in range(buckets))
-    flags = (FLAG_RESIDUAL if residual else 0) | (FLAG_SQUARED if squared else 0)
+    flags = (FLAG_RESIDUAL if residual else 0) | (FLAG_SQUARED if squared else 0) | (FLAG_MIRRORED if mirrored else 0)
     return NetworkWeights(hidden, 255, 1024, flags, w1, b1, w2, b2, {})
 
 
 def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight: float = 1.0,
               config: EvalConfig | None = None, share: float = 0.0) -> int:
-    """Random games (odd ones Chess960, captures, promotions and castling favoured):
+    """Random games (odd ones Chess960, captures, promotions and castling favoured,
+    and king moves in a mirrored net):
     at about two positions in three (so that the lazy accumulator catches up over
     several plies) the network evaluator that followed the game (make, unmake) and
     one reset on the position give :func:`reference_network_score` (times *weight*;
@@ -334,6 +349,7 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
     one); raises :class:`Mismatch`. Returns the positions checked."""
     config = config if config is not None else EvalConfig()
     residual = bool(weights.flags & 1)
+    mirrored = bool(weights.flags & FLAG_MIRRORED)  # king moves favoured too: they cross the d/e boundary
     classical = Classical(config)
     follower = NetEvaluator(config, weights, weight, share)
     fresh = NetEvaluator(config, weights, weight, share)
@@ -372,7 +388,8 @@ def net_check(weights: NetworkWeights, seed: int, games: int, plies: int, weight
                 made -= 1
                 continue
             noisy = [move for move in moves
-                     if reference.is_capture(move) or move.promotion or reference.is_castling(move)]
+                     if reference.is_capture(move) or move.promotion or reference.is_castling(move)
+                     or (mirrored and reference.piece_type_at(move.from_square) == chess.KING)]
             move = rng.choice(noisy) if noisy and rng.random() < 0.5 else rng.choice(moves)
             reference.push(move)
             board.make(code_of(move))

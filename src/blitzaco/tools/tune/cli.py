@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     net.add_argument("--activation", choices=("crelu", "screlu"),
                      help="the first layer's activation: crelu the clipped ReLU, screlu its square (default crelu; "
                           "with --resume, NET's)")
+    net.add_argument("--mirror", action="store_true",
+                     help="each perspective's input mirrored horizontally when its own king is on files a-d, so that "
+                          "every position teaches both halves of the board (with --resume, as NET is)")
     net.add_argument("--stream", action="store_true",
                      help="read the label files a group of chunks at a time instead of all at once (for more labels "
                           "than memory holds), checkpointed and resumable; a replacing net")
@@ -512,7 +515,15 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     import numpy as np
     import torch
 
-    from blitzaco.nnue import BIAS_LIMIT, FLAG_SQUARED, MAX_BUCKETS, WEIGHT_LIMIT, NetworkError, decode_network
+    from blitzaco.nnue import (
+        BIAS_LIMIT,
+        FLAG_MIRRORED,
+        FLAG_SQUARED,
+        MAX_BUCKETS,
+        WEIGHT_LIMIT,
+        NetworkError,
+        decode_network,
+    )
     from blitzaco.tools.tune import record as rec
     from blitzaco.tools.tune.labelfile import run_state
     from blitzaco.tools.tune.labels import read_labels, stockfish_name
@@ -560,8 +571,12 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         activation = "screlu" if start.flags & FLAG_SQUARED else "crelu"
         if args.activation is not None and args.activation != activation:
             return fail(f"{args.resume}'s activation is {activation}, not {args.activation}")
+        mirror = bool(start.flags & FLAG_MIRRORED)
+        if args.mirror and not mirror:
+            return fail(f"{args.resume} is not mirrored by the king's file")
     else:
         activation = args.activation or "crelu"
+        mirror = args.mirror
     if activation != "crelu" and (args.residual or args.spectral):
         return fail("--activation screlu is for a replacing net")
     hidden = start.hidden if start is not None else (args.hidden or 32)
@@ -611,7 +626,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         if args.stream:
             continue
         try:
-            arrays = load_arrays(path, count)
+            arrays = load_arrays(path, count, mirror=mirror)
         except ValueError as err:
             return fail(str(err))
         extra = []
@@ -625,7 +640,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     settings = TrainSettings(hidden=hidden, epochs=args.epochs, batch=args.batch, lr=lr, lam=args.lam,
                              scale=args.scale, held_out=args.held_out, seed=args.seed, residual=args.residual,
                              max_seconds=60 * args.max_minutes, device=args.device,
-                             weight_decay=args.weight_decay, output_buckets=buckets, activation=activation)
+                             weight_decay=args.weight_decay, output_buckets=buckets, activation=activation,
+                             mirror=mirror)
     dense = None
     if args.stream:
         from blitzaco.tools.tune.stream import Source, StreamSettings, train_stream
@@ -727,7 +743,8 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
     }
     if record is None:
         record = rec.new_record(hidden=hidden, residual=args.residual, lam=args.lam, scale=args.scale,
-                                held_out=args.held_out, output_buckets=buckets, activation=activation)
+                                held_out=args.held_out, output_buckets=buckets, activation=activation,
+                                mirror=mirror)
     record = rec.add_training(record, runs, training)
     blob = quantise(model, residual=args.residual, meta=record)
     decode_network(blob)  # the engine must be able to read what was written

@@ -42,6 +42,7 @@ import numpy as np
 from blitzaco.nnue import (
     ACTIVATIONS,
     BIAS_LIMIT,
+    FLAG_MIRRORED,
     FLAG_SQUARED,
     INPUTS,
     QA,
@@ -50,6 +51,7 @@ from blitzaco.nnue import (
     NetworkWeights,
     encode_network,
     feature,
+    flip,
 )
 from blitzaco.tools.tune.labelfile import record_bytes, run_state
 from blitzaco.tools.tune.labels import (
@@ -105,6 +107,8 @@ class LabelArrays:
     score: np.ndarray  # (n,) centipawns
     result: np.ndarray  # (n,) 0, 0.5, 1
     white: np.ndarray  # (n,) bool: White to move
+    #: Features mirrored by each perspective's king file (:func:`blitzaco.nnue.flip`).
+    mirrored: bool = False
 
     def __len__(self) -> int:
         return len(self.score)
@@ -112,13 +116,17 @@ class LabelArrays:
 
 def take(data: LabelArrays, index: slice | np.ndarray) -> LabelArrays:
     """The positions *index* of *data*."""
-    return LabelArrays(data.stm[index], data.other[index], data.score[index], data.result[index], data.white[index])
+    return LabelArrays(data.stm[index], data.other[index], data.score[index], data.result[index], data.white[index],
+                       data.mirrored)
 
 
 def concatenate(parts: list[LabelArrays]) -> LabelArrays:
-    """The positions of *parts*, one after the other."""
-    return LabelArrays(*(np.concatenate([getattr(part, name) for part in parts])
-                         for name in ("stm", "other", "score", "result", "white")))
+    """The positions of *parts*, one after the other (all mirrored or none)."""
+    if len({part.mirrored for part in parts}) > 1:
+        raise ValueError("mirrored and unmirrored features cannot be trained together")
+    stm, other, score, result, white = (np.concatenate([getattr(part, name) for part in parts])
+                                        for name in ("stm", "other", "score", "result", "white"))
+    return LabelArrays(stm, other, score, result, white, parts[0].mirrored)
 
 
 def held_out_count(count: int, share: float) -> int:
@@ -174,17 +182,25 @@ def square_codes(records: np.ndarray) -> np.ndarray:
 LOAD_CHUNK = 1 << 16
 
 
-def _features_into(records: np.ndarray, stm: np.ndarray, other: np.ndarray) -> None:
+def _features_into(records: np.ndarray, stm: np.ndarray, other: np.ndarray, mirror: bool = False) -> None:
     """Write the feature indices of *records* into *stm* and *other* (views of the
-    same length): the side to move's perspective, then the other."""
+    same length): the side to move's perspective, then the other; *mirror*: each
+    perspective's squares mirrored horizontally when its own king is on files a-d
+    (:func:`blitzaco.nnue.flip`)."""
     codes = square_codes(records)
     square = np.arange(64, dtype=np.int64)
     piece_type = codes & 7
     black = codes >> 3
     empty = piece_type == 0
     base = (piece_type - 1) * 64
-    from_white = np.where(empty, PAD, black * 384 + base + square)
-    from_black = np.where(empty, PAD, (1 - black) * 384 + base + (square ^ 56))
+    white_square, black_square = square[None, :], square[None, :] ^ 56
+    if mirror:  # each side's king square (a record has both kings), then the flip
+        white_flip = np.where((np.argmax(codes == chess.KING, axis=1) & 7) < 4, 7, 0)
+        black_flip = np.where((np.argmax(codes == chess.KING | 8, axis=1) & 7) < 4, 7, 0)
+        white_square = white_square ^ white_flip[:, None]
+        black_square = black_square ^ black_flip[:, None]
+    from_white = np.where(empty, PAD, black * 384 + base + white_square)
+    from_black = np.where(empty, PAD, (1 - black) * 384 + base + black_square)
     # The occupied squares first (PAD is the largest index), then cut to 32.
     from_white = np.sort(from_white, axis=1)[:, :MAX_PIECES]
     from_black = np.sort(from_black, axis=1)[:, :MAX_PIECES]
@@ -194,12 +210,13 @@ def _features_into(records: np.ndarray, stm: np.ndarray, other: np.ndarray) -> N
 
 
 def load_arrays(path: str | Path, limit: int | None = None, start: int = 0, *,
-                threads: int | None = None) -> LabelArrays:
+                threads: int | None = None, mirror: bool = False) -> LabelArrays:
     """The records of the label file at *path* (the first *limit*; from record
     *start*), as arrays (feature indices as int16: 7.6 million positions in about a
     gigabyte). A record cut short at the end (a run stopped while writing) is not
     read. The features are computed in chunks on *threads* threads (default: one a
-    CPU; numpy lets go of the interpreter's lock), the same arrays on any number."""
+    CPU; numpy lets go of the interpreter's lock), the same arrays on any number;
+    *mirror*: mirrored by each perspective's king file (:func:`_features_into`)."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -210,9 +227,9 @@ def load_arrays(path: str | Path, limit: int | None = None, start: int = 0, *,
     spans = [slice(at, at + LOAD_CHUNK) for at in range(0, n, LOAD_CHUNK)]
     with ThreadPoolExecutor(max_workers=max(1, threads or os.cpu_count() or 1)) as pool:
         # list(): a chunk's exception is raised here
-        list(pool.map(lambda span: _features_into(records[span], stm[span], other[span]), spans))
+        list(pool.map(lambda span: _features_into(records[span], stm[span], other[span], mirror), spans))
     score, result, white = record_outcomes(records)
-    return LabelArrays(stm=stm, other=other, score=score, result=result, white=white)
+    return LabelArrays(stm=stm, other=other, score=score, result=result, white=white, mirrored=mirror)
 
 
 def record_outcomes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -226,12 +243,19 @@ def record_outcomes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return score, result.astype(np.float32), white
 
 
-def board_features(board: chess.Board) -> tuple[list[int], list[int]]:
+def board_features(board: chess.Board, mirror: bool = False) -> tuple[list[int], list[int]]:
     """The feature indices of *board* from the side to move's and the other side's
-    perspectives, PAD-padded to 32 (the trainer's input for one position)."""
+    perspectives, PAD-padded to 32 (the trainer's input for one position); *mirror*:
+    mirrored by each perspective's king file (:func:`blitzaco.nnue.flip`)."""
     pieces = board.piece_map().items()
-    own = [feature(board.turn, p.color, p.piece_type, sq) for sq, p in pieces]
-    other = [feature(not board.turn, p.color, p.piece_type, sq) for sq, p in pieces]
+
+    def flip_of(perspective: bool) -> int:
+        king = board.king(perspective)
+        return flip(king) if mirror and king is not None else 0
+
+    own_flip, other_flip = flip_of(board.turn), flip_of(not board.turn)
+    own = [feature(board.turn, p.color, p.piece_type, sq, own_flip) for sq, p in pieces]
+    other = [feature(not board.turn, p.color, p.piece_type, sq, other_flip) for sq, p in pieces]
     pad = [PAD] * (MAX_PIECES - len(own))
     return own + pad, other + pad
 
@@ -268,7 +292,7 @@ def king_bucketed(data: LabelArrays, buckets: int) -> LabelArrays:
             raise ValueError("a position without exactly one king per side")
         bucket = king_bucket(np.where(own_king, features - _OWN_KING, 0).max(axis=1), buckets)
         lists.append(np.where(features == PAD, INPUTS * buckets, bucket[:, None] * INPUTS + features).astype(np.int16))
-    return LabelArrays(lists[0], lists[1], data.score, data.result, data.white)
+    return LabelArrays(lists[0], lists[1], data.score, data.result, data.white, data.mirrored)
 
 
 @dataclass(frozen=True)
@@ -298,6 +322,9 @@ class TrainSettings:
     #: The first layer's activation (:data:`blitzaco.nnue.ACTIVATIONS`): "crelu" the
     #: clipped ReLU, "screlu" its square.
     activation: str = "crelu"
+    #: Each perspective's input mirrored by its king's file (the file's mirrored flag,
+    #: :func:`blitzaco.nnue.flip`).
+    mirror: bool = False
 
 
 def torch_device(name: str) -> str:
@@ -321,7 +348,8 @@ def output_bucket(pieces: Any, buckets: int) -> Any:
     return np.minimum((np.asarray(pieces) - 1) * buckets // 32, buckets - 1)
 
 
-def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, activation: str = "crelu") -> Any:
+def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, activation: str = "crelu",
+           mirror: bool = False) -> Any:
     import torch
     from torch import nn
 
@@ -331,6 +359,7 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, 
             if activation not in ACTIVATIONS:
                 raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
             self.activation = activation
+            self.mirror = mirror  # what its inputs are (quantise writes it as the file's flag)
             self.ft = nn.EmbeddingBag(inputs + 1, hidden, mode="sum", padding_idx=inputs)
             self.b1 = nn.Parameter(torch.full((hidden,), 0.5))
             self.out = nn.Linear(2 * hidden, buckets)
@@ -414,6 +443,8 @@ def start_weights(model: Any, start: NetworkWeights) -> None:
         raise ValueError(f"the start net has {start.buckets} output buckets, the model {model.out.weight.shape[0]}")
     if bool(start.flags & FLAG_SQUARED) != (model.activation == "screlu"):
         raise ValueError(f"the start net's activation is not {model.activation}")
+    if bool(start.flags & FLAG_MIRRORED) != model.mirror:
+        raise ValueError(f"the start net is {'' if start.flags & FLAG_MIRRORED else 'not '}mirrored by the king's file")
     with torch.no_grad():
         w1 = torch.tensor(start.w1, dtype=torch.float64).reshape(INPUTS, hidden) / QA
         model.ft.weight[:INPUTS] = w1.float()
@@ -443,6 +474,8 @@ def train(
         raise ValueError("king buckets are a study from random weights, without extra inputs")
     if settings.output_buckets != 1 and settings.residual:
         raise ValueError("output buckets are for a replacing net")
+    if data.mirrored != settings.mirror:
+        raise ValueError("the features' mirroring is not the settings'")
     buckets_of = output_bucket((data.stm != PAD).sum(axis=1), settings.output_buckets) \
         if settings.output_buckets != 1 else None
     data = king_bucketed(data, settings.king_buckets)
@@ -465,7 +498,7 @@ def train(
         mean, std = both.mean(axis=0), both.std(axis=0) + 1e-6
         extra = torch.from_numpy(((dense - np.tile(mean, 2)) / np.tile(std, 2)).astype(np.float32)).to(device)
     model = _model(settings.hidden, 0 if dense is None else dense.shape[1] // 2, INPUTS * settings.king_buckets,
-                   settings.output_buckets, settings.activation)
+                   settings.output_buckets, settings.activation, settings.mirror)
     buckets = None if buckets_of is None else torch.from_numpy(buckets_of.astype(np.int64)).to(device)
     if start is not None:
         start_weights(model, start)
@@ -534,6 +567,7 @@ def train(
         "extra_inputs": 0 if dense is None else dense.shape[1],
         "king_buckets": settings.king_buckets,
         "output_buckets": settings.output_buckets,
+        "mirror": settings.mirror,
         "seconds": round(time.perf_counter() - started, 1),
         "device": str(device),
         "history": history,
@@ -560,6 +594,7 @@ def quantise(model: Any, *, residual: bool = False, meta: dict[str, object] | No
         residual=residual,
         meta=meta,
         activation=model.activation,
+        mirrored=model.mirror,
     )
 
 
@@ -568,7 +603,7 @@ def float_score(model: Any, board: chess.Board) -> float:
     quantised network approximates)."""
     import torch
 
-    own, other = board_features(board)
+    own, other = board_features(board, model.mirror)
     with torch.no_grad():
         return 100.0 * float(model(torch.tensor([own]), torch.tensor([other]), None, _buckets(model, [board]))[0])
 
@@ -604,7 +639,7 @@ def quantisation_error(model: Any, blob: bytes, boards: list[chess.Board]) -> di
         net.reset(own)
         return int(net.network(own))
 
-    features = [board_features(board) for board in boards]
+    features = [board_features(board, model.mirror) for board in boards]
     with torch.no_grad():
         own = torch.tensor([stm for stm, _ in features])
         floats = 100.0 * model(own, torch.tensor([other for _, other in features]), None, _buckets(model, boards))

@@ -14,7 +14,8 @@ The record, version 1 (JSON object; lists in the order things happened):
 * ``record``: :data:`RECORD_VERSION`;
 * ``net``: the shape: ``inputs`` (768), ``hidden``, ``activation``, ``residual``
   (false: the net replaces the classical evaluation), ``qa``, ``qb``, and
-  ``output_buckets`` where there are several (absent: one);
+  ``output_buckets`` where there are several (absent: one); ``mirrored`` for a net
+  whose input is mirrored by the king's file (absent: not mirrored);
 * ``target``: what a label teaches: ``lambda`` (weight of Stockfish's win
   probability against the game's result), ``scale`` (centipawns per unit of the
   sigmoid), ``loss`` (in words);
@@ -65,7 +66,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from blitzaco.nnue import INPUTS, QA, QB, load_weights
+from blitzaco.nnue import FLAG_MIRRORED, INPUTS, QA, QB, load_weights
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, is_packed, record_bytes, records_sha256, run_state
 
 __all__ = [
@@ -105,12 +106,14 @@ ACTIVATION_WORDS = {"crelu": "clipped ReLU to [0, 1], both perspectives",
 
 
 def new_record(*, hidden: int, residual: bool, lam: float, scale: float, held_out: float,
-               output_buckets: int = 1, activation: str = "crelu") -> dict[str, Any]:
+               output_buckets: int = 1, activation: str = "crelu", mirror: bool = False) -> dict[str, Any]:
     """The record of a net about to be trained from random weights."""
     net: dict[str, Any] = {"inputs": INPUTS, "hidden": hidden, "residual": residual, "qa": QA, "qb": QB,
                            "activation": ACTIVATION_WORDS[activation]}
     if output_buckets != 1:
         net["output_buckets"] = output_buckets
+    if mirror:
+        net["mirrored"] = "each perspective mirrored horizontally when its own king is on files a-d"
     return {
         "record": RECORD_VERSION,
         "net": net,
@@ -257,7 +260,8 @@ def check_resumable(path: str | Path) -> tuple[Any, dict[str, Any]]:
     record = validate(weights.meta)
     shape = record["net"]
     if (shape.get("hidden") != weights.hidden or bool(shape.get("residual")) != bool(weights.flags & 1)
-            or shape.get("output_buckets", 1) != weights.buckets):
+            or shape.get("output_buckets", 1) != weights.buckets
+            or "mirrored" in shape) != bool(weights.flags & FLAG_MIRRORED):
         raise RecordError(f"{path}: the record's shape does not match the net's")
     return weights, record
 

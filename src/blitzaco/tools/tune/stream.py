@@ -115,7 +115,7 @@ def _arrays(records: np.ndarray, settings: TrainSettings) -> dict[str, np.ndarra
     n = len(records)
     stm = np.empty((n, MAX_PIECES), dtype=np.int16)
     other = np.empty((n, MAX_PIECES), dtype=np.int16)
-    _features_into(records, stm, other)
+    _features_into(records, stm, other, settings.mirror)
     score, result, _ = record_outcomes(records)
     expected = target(score, result, settings.lam, settings.scale).astype(np.float32)
     buckets = output_bucket((stm != PAD).sum(axis=1), settings.output_buckets).astype(np.int64)
@@ -154,7 +154,8 @@ def train_stream(sources: list[Source], settings: TrainSettings, stream: StreamS
         raise ValueError("every file needs records to fit")
     device = torch.device(torch_device(settings.device))
     torch.manual_seed(settings.seed)
-    model = _model(settings.hidden, 0, buckets=settings.output_buckets, activation=settings.activation)
+    model = _model(settings.hidden, 0, buckets=settings.output_buckets, activation=settings.activation,
+                   mirror=settings.mirror)
     if start is not None:
         start_weights(model, start)
     model.to(device)
@@ -287,6 +288,7 @@ def train_stream(sources: list[Source], settings: TrainSettings, stream: StreamS
         "epochs_run": len(state["history"]), "best_epoch": state["best_epoch"], "held_out_loss": state["best_loss"],
         "held_out_loss_start": state["first_loss"], "steps": steps, "lambda": settings.lam, "scale": settings.scale,
         "residual": False, "extra_inputs": 0, "king_buckets": 1, "output_buckets": settings.output_buckets,
+        "mirror": settings.mirror,
         "seconds": round(state["seconds"], 1), "device": str(device), "history": [tuple(h) for h in state["history"]],
         "finished": state["epoch"] > settings.epochs,
         "stream": asdict(stream),
