@@ -32,6 +32,7 @@ from blitzaco.tools.tune.labelrun import (
     run,
 )
 from blitzaco.tools.tune.labels import find_stockfish, generate
+from blitzaco.tools.tune.record import label_run
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_stockfish = pytest.mark.skipif(find_stockfish() is None, reason="Stockfish labels the positions")
@@ -100,6 +101,12 @@ def test_batches_are_the_games_of_a_single_file_run_deduplicated(tmp_path: Path,
     assert state["positions"] == merged["positions"] and len(state["batches"]) == merged["batches"]
     assert sum(state["by_pieces"].values()) == merged["positions"]
     assert len(list(read_labels(out))) == merged["positions"]
+    # A net trained on the file names every batch by the seed's rule and its hash.
+    entry = label_run(out, merged["positions"], stockfish="Stockfish 15.1")
+    assert entry["seed"] == 7 and entry["batches"]["games_each"] == 2
+    assert entry["batches"]["sha256"] == [hashlib.sha256((batch_folder(out) / f"{index:06d}.bin").read_bytes())
+                                          .hexdigest() for index in range(merged["batches"])]
+    assert entry["batches"]["deduplicated"] == {"before": merged["before"], "after": merged["positions"]}
 
 
 @needs_stockfish

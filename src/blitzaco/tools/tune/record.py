@@ -31,7 +31,9 @@ The record, version 1 (JSON object; lists in the order things happened):
   label file's magic and those records), ``games`` (where known); for a run labelled
   by Stockfish's static evaluation rather than by the search that played the move,
   ``label`` ("static"), ``random_moves`` and ``chess960`` (the shares of random moves
-  and of Chess960 games);
+  and of Chess960 games); for a run made in batches (:mod:`blitzaco.tools.tune.labelrun`),
+  ``batches``: ``games_each``, the ``rule`` that says which games a batch holds,
+  ``deduplicated`` (positions before and after) and ``sha256`` (each batch's, in order);
 * ``prior_seeds``: seeds used by label runs before this record began (their files
   are gone), with what they were used for: never to be used again either;
 * ``trainings``: one entry per training run: ``date``, ``start`` (null for random
@@ -207,6 +209,17 @@ def label_run(path: str | Path, records: int, *, stockfish: str | None = None) -
         for key in ("label", "random_moves", "chess960", "children"):
             if key in state:
                 entry[key] = state[key]
+    batches = state.get("batches")
+    if isinstance(batches, list) and all(isinstance(sha, str) for sha in batches) and "batch_games" in state:
+        # A run made in batches (tune.py label, labelrun): each batch by its number
+        # (its games follow from the seed) and the SHA-256 of its records, so that the
+        # same labels can be made again and checked batch by batch.
+        games = int(state["batch_games"])
+        entry["batches"] = {"games_each": games,
+                            "rule": f"batch b: games {games}b to {games}b+{games - 1} of the seed's games, "
+                                    "merged in order, each distinct position kept once",
+                            "deduplicated": state.get("deduplicated"),
+                            "sha256": list(batches)}
     entry["sha256"] = file_sha256(path, records)
     return entry
 
