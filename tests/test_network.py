@@ -213,3 +213,35 @@ def test_the_engine_searches_with_the_network_on(built_searches: list[object]) -
     evaluator.reset(own)
     net = engine.static.net
     assert net is not None and evaluator.evaluate(own) == reference_network_score(net.weights, board)
+
+
+def test_a_net_padded_with_zero_neurons_scores_as_the_net() -> None:
+    """scripts/width_cost.py pads a net with neurons of zero weights so that every
+    width searches the same tree: the padded net scores every position as the net
+    (by definition and in the engine), for each flag; a neuron padded with a weight
+    that is not zero would change the scores (the check can fail)."""
+    from script_loader import load_script
+
+    width_cost = load_script("scripts/width_cost.py")
+    boards = [chess.Board(), chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"),
+              chess.Board("8/5pk1/4p1p1/3rP3/2R5/5PK1/6P1/8 b - - 3 40")]
+    for flags in ({}, {"squared": True}, {"mirrored": True}):
+        weights = random_net(8, 11, buckets=8, **flags)
+        wide = load_weights_of(width_cost.padded(weights, 20))
+        assert wide.hidden == 20 and wide.flags == weights.flags
+        evaluator = NetEvaluator(EvalConfig(), wide)
+        for board in boards:
+            own = Board.from_chess(board)
+            evaluator.reset(own)
+            assert int(evaluator.network(own)) == reference_network_score(weights, board) \
+                == reference_network_score(wide, board)
+    last = wide.hidden - 1  # a padded neuron made active, with output weights
+    spoiled = dataclasses.replace(wide, b1=wide.b1[:last] + (200,),
+                                  w2=tuple(5000 if at % wide.hidden == last else v for at, v in enumerate(wide.w2)))
+    assert any(reference_network_score(spoiled, board) != reference_network_score(wide, board) for board in boards)
+
+
+def load_weights_of(blob: bytes) -> NetworkWeights:
+    from blitzaco.nnue import decode_weights
+
+    return decode_weights(blob)
