@@ -10,6 +10,7 @@ anything is.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import chess
 import chess.engine
@@ -486,6 +488,72 @@ def test_no_helper_outlives_an_engine_killed_while_its_helper_starts() -> None:
     uci.proc.kill()
     uci.proc.wait(timeout=60)
     assert _wait_gone(processes, timeout=STARTUP) == set()
+
+
+#: Quits the engine as a child subreaper and reports what the engine left behind.
+QUIT_STRESS = Path(__file__).resolve().parent.parent / "scripts" / "quit_stress.py"
+
+
+@two_cores
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper (prctl) is Linux's")
+@pytest.mark.parametrize("moment", ["bestmove", "isready", "infinite", "ucinewgame", "eof", "threads-2-1-2"])
+def test_no_process_the_engine_started_outlives_it(moment: str) -> None:
+    """After quit (or the end of input), no process the engine started is left: not
+    a helper, nor multiprocessing's resource tracker, which spawn starts on POSIX
+    and which, left alone, exits only after the engine (in the one-file binary,
+    after the bootloader has deleted the folder it runs from: a traceback on the
+    GUI's stderr). Quit right after a search, as the helper starts (right after
+    readyok), mid-search, after ucinewgame, at the end of input, and after Threads
+    2, 1, 2 (where Threads 1 leaves the engine no child process). The script is a
+    child subreaper, so what the engine leaves becomes its child as the engine
+    exits: exact, no timing."""
+    done = subprocess.run([sys.executable, str(QUIT_STRESS), "--json", "--quits", "1", "--moments", moment],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode in (0, 1) and done.stdout, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["orphans"] == [], f"left behind by the engine: {report['orphans']}"
+    assert report.get("threads_1_children", []) == [], f"still running at Threads 1: {report['threads_1_children']}"
+    assert report.get("error") is None and report["returncode"] == 0, report
+    assert report["stderr"] == ""
+
+
+@two_cores
+@pytest.mark.skipif(sys.platform == "win32", reason="no resource tracker on Windows")
+def test_the_last_pool_closed_stops_the_tracker_and_the_next_starts_one() -> None:
+    """HelperPool.close stops (and collects) the tracker the pools started; a pool
+    opened after that starts a new one and its helper works; a tracker that was
+    running before any pool opened is not the pools' and is left running."""
+    from multiprocessing import resource_tracker
+
+    from blitzaco import smp
+    from blitzaco.smp import HelperPool, HelperSettings, stop_resource_tracker
+
+    assert not smp._open_pools, "a pool left open by an earlier test in this process"
+    tracker: Any = resource_tracker._resource_tracker  # type: ignore[attr-defined]
+    stop_resource_tracker()
+    settings = HelperSettings(Config())
+    pids = []
+    for _ in range(2):
+        pool = HelperPool(1, 1, settings)
+        try:
+            assert tracker._pid is not None and process_alive(tracker._pid)
+            pids.append(tracker._pid)
+            assert pool.wait_ready(STARTUP)
+        finally:
+            pool.close()
+        assert tracker._pid is None and tracker._fd is None
+        with pytest.raises(ChildProcessError):  # collected: not even a zombie
+            os.waitpid(pids[-1], os.WNOHANG)
+    assert pids[0] != pids[1]
+
+    resource_tracker.ensure_running()  # someone else's, before the pool
+    theirs = tracker._pid
+    pool = HelperPool(1, 1, settings)
+    pool.close()
+    assert tracker._pid == theirs and process_alive(theirs)
+    stop_resource_tracker()
+    assert tracker._pid is None and not process_alive(theirs)
+    stop_resource_tracker()  # none running: nothing to do, no error
 
 
 def _shared_mappings(pid: int) -> list[str]:

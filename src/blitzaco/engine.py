@@ -231,8 +231,9 @@ class Engine:
         return HelperSettings(self.config, options.syzygy_path, options.syzygy_probe_limit)
 
     def close(self) -> None:
-        """End the helper processes and free the shared table (the engine then
-        searches alone with a table of its own). Called when the engine quits."""
+        """End the helper processes (and multiprocessing's resource tracker, which
+        starting them started) and free the shared table (the engine then searches
+        alone with a table of its own). Called when the engine quits."""
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.close()

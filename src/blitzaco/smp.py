@@ -42,10 +42,29 @@ exits when the engine is gone, however it ended (killed, pipes closed); and they
 are daemon processes, which :mod:`multiprocessing` terminates when the engine's
 interpreter exits. A helper never writes to the engine's standard output: its
 stdout is pointed at its stderr, its stdin at the null device.
+
+**The resource tracker.** On POSIX the first ``spawn`` also starts
+:mod:`multiprocessing`'s resource tracker, a process of its own (the engine's
+executable again) that holds the read end of a pipe and exits only when every
+write end is closed: left alone, after the engine itself has exited. It would
+outlive the engine, and in the one-file binary it runs from the folder the
+bootloader unpacked, which the bootloader deletes once the engine has exited: a
+tracker still starting then failed its imports and wrote a traceback on the GUI's
+standard error. So the last pool to close, after its helpers are gone (each holds a
+write end too), closes the engine's write end and waits for the tracker to exit
+(:func:`stop_resource_tracker`; killed after ``_TRACKER_WAIT`` s): no process the
+engine started outlives ``quit``, the end of input or ``Threads 1``, in the wheel as
+in the binary. A later pool starts a new tracker, as :mod:`multiprocessing` does
+whenever it finds none. A tracker that was running before the first pool opened
+(a program using :mod:`multiprocessing` that runs the engine in its own process)
+is not the pools' to stop, and is left alone. A pool still open at the
+interpreter's exit is closed then (:mod:`atexit`), so the same holds however the
+engine's main thread ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -66,7 +85,7 @@ from blitzaco.sharedtt import SharedTranspositionTable
 from blitzaco.shm import SharedMemoryError, attach_block, create_block
 from blitzaco.timeman import Poll
 
-__all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "SharedMemoryError"]
+__all__ = ["HelperPool", "HelperSettings", "MAX_HELPERS", "SharedMemoryError", "stop_resource_tracker"]
 
 #: Most helper processes (the control block's slots).
 MAX_HELPERS = 255
@@ -164,19 +183,21 @@ class HelperPool:
             raise ValueError(f"1 to {MAX_HELPERS} helpers, not {helpers}")
         self._context = multiprocessing.get_context("spawn")
         self.settings = settings
-        self.table = SharedTranspositionTable(megabytes)
         self._helpers: list[_Helper] = []
         self._token = 0
+        # Counted before the table is made: a named block starts the tracker too.
+        _pool_opened(self)
+        self._counted = True
         try:
-            self._block = create_block(8 * _CONTROL_WORDS)
-        except OSError as err:
-            self.table.close()
-            raise SharedMemoryError(f"cannot create the helpers' control block: {err}") from None
-        buf = self._block.buf
-        self._words = buf[: 8 * _CONTROL_WORDS].cast("Q")
-        for word in range(_CONTROL_WORDS):
-            self._words[word] = 0
-        try:
+            self.table = SharedTranspositionTable(megabytes)
+            try:
+                self._block = create_block(8 * _CONTROL_WORDS)
+            except OSError as err:
+                raise SharedMemoryError(f"cannot create the helpers' control block: {err}") from None
+            buf = self._block.buf
+            self._words = buf[: 8 * _CONTROL_WORDS].cast("Q")
+            for word in range(_CONTROL_WORDS):
+                self._words[word] = 0
             for index in range(1, helpers + 1):
                 self._helpers.append(self._spawn(index, 0))
         except BaseException:
@@ -341,7 +362,8 @@ class HelperPool:
 
     def close(self) -> None:
         """Ask every helper to quit, terminate those that do not within
-        ``stop_wait`` ms, and free the shared memory. Idempotent."""
+        ``stop_wait`` ms, and free the shared memory; the last pool open also stops
+        the resource tracker (see the module's docstring). Idempotent."""
         helpers, self._helpers = self._helpers, []
         if hasattr(self, "_words"):
             self._words[_TOKEN] = 0
@@ -359,12 +381,20 @@ class HelperPool:
                 self._end(helper)
             except (ValueError, OSError):
                 pass
-        if hasattr(self, "_words"):
-            self._words.release()
-            del self._words
-            self._block.close()
-            self._block.unlink()
-        self.table.close()
+        try:
+            if hasattr(self, "_words"):
+                self._words.release()
+                del self._words
+                self._block.close()
+                self._block.unlink()
+            if hasattr(self, "table"):
+                self.table.close()
+        finally:
+            # Last: the helpers are gone and the blocks freed (a named block is
+            # unregistered from the tracker as it is unlinked).
+            if self._counted:
+                self._counted = False
+                _pool_closed(self)
 
     def _spawn(self, index: int, restarts: int) -> _Helper:
         words = self._words
@@ -403,6 +433,118 @@ class HelperPool:
             process.close()
         except ValueError:
             pass  # still running after a kill: leave it to the operating system
+
+
+# ------------------------------------------------------- the resource tracker
+
+#: Seconds :func:`stop_resource_tracker` waits for the tracker to exit before it
+#: kills it (it exits as soon as it reads the end of its pipe; in the one-file
+#: binary it may still be starting up, on a busy machine).
+_TRACKER_WAIT = 5.0
+_pools_lock = threading.Lock()
+_open_pools: set[HelperPool] = set()
+#: Whether the tracker running now was started by the open pools (it was not
+#: running when the first of them opened): theirs to stop when the last closes.
+_tracker_ours = False
+
+
+def _pool_opened(pool: HelperPool) -> None:
+    global _tracker_ours
+    with _pools_lock:
+        if not _open_pools:
+            _tracker_ours = not _tracker_running()
+        _open_pools.add(pool)
+
+
+def _pool_closed(pool: HelperPool) -> None:
+    global _tracker_ours
+    with _pools_lock:
+        _open_pools.discard(pool)
+        if _open_pools or not _tracker_ours:
+            return
+        _tracker_ours = False
+        # Held meanwhile: a pool opening in another thread must not spawn with the
+        # descriptor being closed.
+        stop_resource_tracker()
+
+
+def _tracker() -> Any:
+    """multiprocessing's resource tracker of this process (None where there is none:
+    Windows, or a standard library without it)."""
+    if os.name != "posix":
+        return None
+    try:
+        from multiprocessing import resource_tracker
+    except ImportError:
+        return None
+    return getattr(resource_tracker, "_resource_tracker", None)
+
+
+def _tracker_running() -> bool:
+    tracker = _tracker()
+    return tracker is not None and getattr(tracker, "_fd", None) is not None
+
+
+def stop_resource_tracker(timeout: float = _TRACKER_WAIT) -> None:
+    """Stop the resource tracker this process started, if it runs, and reap it:
+    close this process's end of its pipe (it then frees what is still registered
+    and exits), wait at most *timeout* seconds, then kill it. Never raises. The
+    next ``spawn`` (or named shared block) starts a new one.
+
+    What the standard library's private ``ResourceTracker._stop`` does, bounded: a
+    process holding another write end (a helper that would not die) must not hang
+    ``quit``. Only its private ``_fd``, ``_pid`` and ``_lock`` are used, and
+    nothing happens where they are missing."""
+    try:
+        tracker = _tracker()
+        lock = getattr(tracker, "_lock", None)
+        if lock is None or not lock.acquire(timeout=timeout):
+            return
+        try:
+            fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
+            if fd is None or pid is None:
+                return  # none running, or one this process did not start (a helper's)
+            tracker._fd = None
+            tracker._pid = None
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        finally:
+            lock.release()
+        _reap(pid, timeout)
+    except Exception:  # never at quit: at worst the tracker exits on its own later
+        pass
+
+
+def _reap(pid: int, timeout: float) -> None:
+    """Wait at most *timeout* seconds for the child *pid* to exit, kill it if it
+    has not, and collect its exit status."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    try:
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() >= deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+    except ChildProcessError:
+        pass  # already collected
+
+
+@atexit.register
+def _close_open_pools() -> None:
+    """At the interpreter's exit, close the pools still open (whose helpers
+    :mod:`multiprocessing` would terminate anyway, but whose tracker it leaves)."""
+    with _pools_lock:
+        pools = list(_open_pools)
+    for pool in pools:
+        try:
+            pool.close()
+        except Exception:
+            pass
 
 
 class _PooledPoll:
