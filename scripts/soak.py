@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
         "-rounds", str((args.games + 1) // 2), "-games", "2", "-repeat", "-concurrency", "1", "-recover",
         "-pgnout", f"file={pgn}", "-log", f"file={out / 'fastchess.log'}", "level=warn", "append=false",
+        "-config", f"outname={out / 'fastchess.json'}",  # its state, else config.json in the working folder
     ]
     started = time.monotonic()
     with open(out / "fastchess.out", "wb") as log:

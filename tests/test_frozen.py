@@ -23,6 +23,8 @@ import chess.engine
 import pytest
 from uci_driver import DATA, UciProcess, bench_signature, descendants, process_alive
 
+from blitzaco.engine import MAX_THREADS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.frozen
@@ -166,6 +168,20 @@ def test_the_frozen_binary_behaves_like_the_installed_engine(tmp_path: Path) -> 
     process.stdin.write("quit\n")
     process.stdin.flush()
     assert process.wait(timeout=10) == 0
+
+    # quit at Threads 2 again and again (during go infinite, right after bestmove, right
+    # after readyok as the helper starts, after ucinewgame): exit 0, nothing on stderr,
+    # no process left (multiprocessing's resource tracker, left running, found the
+    # folder it runs from deleted by the bootloader and wrote a traceback), nothing
+    # new in /dev/shm. BLITZACO_QUIT_STRESS=N runs N quits instead of 8.
+    if sys.platform.startswith("linux") and MAX_THREADS >= 2:
+        quits = int(os.environ.get("BLITZACO_QUIT_STRESS", "8"))
+        stress = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "quit_stress.py"), "--quits", str(quits), "--", str(binary)],
+            capture_output=True, text=True, cwd=workdir, timeout=60 + 30 * quits,
+        )
+        assert stress.returncode == 0, (stress.stdout + stress.stderr)[-3000:]
+        assert f"quit_stress: 0 of {quits} runs failed" in stress.stdout, stress.stdout[-3000:]
 
     # The release's smoke test, as the workflow runs it on every binary it builds:
     # --version, uci, a game under a clock, go depth, quit, bench equal to the signature.
