@@ -22,9 +22,15 @@ vary from run to run.
 
 With ``--startup-against OTHER`` it measures start-up only, for the engine command
 and OTHER (a shell-quoted command line) alternately, run after run, so that both
-see the same machine: the wall time from process start to ``uciok`` and the
-process's CPU time (user + system, read when it has exited after ``quit``). Set
-``PYTHONPATH`` per command with ``env``, e.g. to compare with an older checkout::
+see the same machine: the wall time from process start to ``uciok``, from process
+start to the ``bestmove`` of a first search (``go movetime 1000`` from the start
+position, sent right after ``uciok``: what start-up left for the first ``go`` to
+do shows here), and the process's CPU time (user + system, read when it has
+exited after ``quit``). ``--cold`` empties the kernel's page cache before every
+run (``sync``, then ``3`` to ``/proc/sys/vm/drop_caches``; root only), so each
+start reads the engine's files from disk, as the first start after a reboot does.
+Set ``PYTHONPATH`` per command with ``env``, e.g. to compare with an older
+checkout::
 
     python scripts/uci_latency.py --runs 15 --startup-against \
         "env PYTHONPATH=/path/to/old/src python -m blitzaco"
@@ -114,27 +120,45 @@ def measure(command: list[str], runs: int) -> dict[str, list[float]]:
     return results
 
 
-def startup(command: list[str]) -> tuple[float, float]:
-    """Wall time from process start to ``uciok`` and CPU time to exit, in ms."""
+FIRST_SEARCH_MS = 1000
+
+
+def drop_page_cache() -> None:
+    """Empty the kernel's page cache (root only): the next start reads from disk."""
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as caches:
+        caches.write("3\n")
+
+
+def startup(command: list[str]) -> tuple[float, float, float]:
+    """Process start to ``uciok``, to the first search's ``bestmove`` (wall) and
+    the CPU time to exit, in ms."""
     engine = Engine(command)
     engine.send("uci")
-    wall = engine.wait_for("uciok") - engine.started
+    uciok = engine.wait_for("uciok") - engine.started
+    engine.send("position startpos")
+    engine.send(f"go movetime {FIRST_SEARCH_MS}")
+    bestmove = engine.wait_for("bestmove") - engine.started
     engine.send("quit")
     _, _, usage = os.wait4(engine.proc.pid, 0)
     engine.proc.returncode = 0  # reaped above
-    return wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+    return uciok * 1000, bestmove * 1000, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def compare_startup(commands: list[list[str]], runs: int) -> dict[str, list[float]]:
-    """Start-up of each command, alternated, after one warming run each."""
+def compare_startup(commands: list[list[str]], runs: int, cold: bool = False) -> dict[str, list[float]]:
+    """Start-up of each command, alternated, after one warming run each (cold:
+    the page cache emptied before every run)."""
     results: dict[str, list[float]] = {}
     for command in commands:
         startup(command)
     for _ in range(runs):
         for command in commands:
-            wall, cpu = startup(command)
+            if cold:
+                drop_page_cache()
+            uciok, bestmove, cpu = startup(command)
             name = " ".join(command)
-            results.setdefault(f"{name}: start-up to uciok", []).append(wall)
+            results.setdefault(f"{name}: start-up to uciok", []).append(uciok)
+            results.setdefault(f"{name}: to the first bestmove ({FIRST_SEARCH_MS} ms search)", []).append(bestmove)
             results.setdefault(f"{name}: CPU time to exit", []).append(cpu)
     return results
 
@@ -154,12 +178,18 @@ def main() -> int:
     parser.add_argument(
         "--startup-against", metavar="OTHER", help="measure start-up only, alternating with this command line"
     )
+    parser.add_argument(
+        "--cold", action="store_true", help="with --startup-against: empty the page cache before every run (root)"
+    )
     parser.add_argument("command", nargs="*", help="engine command (default: python -m blitzaco)")
     args = parser.parse_args()
     command = args.command or [sys.executable, "-m", "blitzaco"]
+    if args.cold and not args.startup_against:
+        parser.error("--cold goes with --startup-against")
     if args.startup_against:
-        results = compare_startup([command, shlex.split(args.startup_against)], args.runs)
-        print(f"start-up, {args.runs} alternated runs each, milliseconds (min / median / max)")
+        results = compare_startup([command, shlex.split(args.startup_against)], args.runs, args.cold)
+        state = "cold (page cache emptied before each run)" if args.cold else "warm"
+        print(f"start-up, {state}, {args.runs} alternated runs each, milliseconds (min / median / max)")
         _print(results, 1.0)
         return 0
     results = measure(command, args.runs)
