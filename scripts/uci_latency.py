@@ -24,7 +24,7 @@ With ``--startup-against OTHER`` it measures start-up only, for the engine comma
 and OTHER (a shell-quoted command line) alternately, run after run, so that both
 see the same machine: the wall time from process start to ``uciok``, from process
 start to the ``bestmove`` of a first search (``go movetime 1000`` from the start
-position, sent right after ``uciok``: what start-up left for the first ``go`` to
+position, book off, sent right after ``uciok``: what start-up left for the first ``go`` to
 do shows here), and the process's CPU time (user + system, read when it has
 exited after ``quit``). ``--cold`` empties the kernel's page cache before every
 run (``sync``, then ``3`` to ``/proc/sys/vm/drop_caches``; root only), so each
@@ -136,6 +136,7 @@ def startup(command: list[str]) -> tuple[float, float, float]:
     engine = Engine(command)
     engine.send("uci")
     uciok = engine.wait_for("uciok") - engine.started
+    engine.send("setoption name OwnBook value false")  # a search, not a book move
     engine.send("position startpos")
     engine.send(f"go movetime {FIRST_SEARCH_MS}")
     bestmove = engine.wait_for("bestmove") - engine.started
