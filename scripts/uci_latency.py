@@ -24,9 +24,9 @@ With ``--startup-against OTHER`` it measures start-up only, for the engine comma
 and OTHER (a shell-quoted command line) alternately, run after run, so that both
 see the same machine: the wall time from process start to ``uciok``, from process
 start to the ``bestmove`` of a first search (``go movetime 1000`` from the start
-position, book off, sent right after ``uciok``: what start-up left for the first ``go`` to
-do shows here), and the process's CPU time (user + system, read when it has
-exited after ``quit``). ``--cold`` empties the kernel's page cache before every
+position, book off, sent right after ``uciok``: what start-up left for the first
+``go`` to do shows here), and the process's CPU time (user + system, read when it
+has exited after ``quit``). ``--cold`` empties the kernel's page cache before every
 run (``sync``, then ``3`` to ``/proc/sys/vm/drop_caches``; root only), so each
 start reads the engine's files from disk, as the first start after a reboot does.
 Set ``PYTHONPATH`` per command with ``env``, e.g. to compare with an older
