@@ -598,6 +598,40 @@ def test_output_buckets_choose_an_output_layer_by_the_piece_count() -> None:
 
 
 
+def test_the_feature_sums_and_their_gradient_are_the_bags(tmp_path: Path) -> None:
+    """The trainer's feature transformer (one bag for both perspectives, its weight's
+    gradient one dense product through a one-hot matrix kept between steps) gives the
+    outputs and gradients that ``nn.EmbeddingBag`` itself gives, on real positions with
+    padding, step after step of the same shape, the padding row's gradient zero."""
+    torch = pytest.importorskip("torch")
+    from blitzaco.tools.tune.nn import INPUTS, _model, load_arrays
+
+    data = load_arrays(DATA / "labels_sample.bin", 300)
+    torch.manual_seed(3)
+    net = _model(16, buckets=1, activation="screlu")
+    with torch.no_grad():
+        net.b1.normal_(0.3, 0.2)  # lanes on both sides of the clip
+    reference = torch.nn.EmbeddingBag(INPUTS + 1, 16, mode="sum", padding_idx=INPUTS)
+    out = torch.nn.Linear(32, 1)
+    out.load_state_dict(net.out.state_dict())
+    for part in (slice(0, 150), slice(150, 300), slice(0, 150)):
+        stm, other = torch.from_numpy(data.stm[part]).long(), torch.from_numpy(data.other[part]).long()
+        assert (stm == INPUTS).any()  # padded rows are in the sample
+        target = torch.linspace(-1.0, 1.0, len(stm))
+        net.zero_grad()
+        ((net(stm, other) - target) ** 2).mean().backward()
+        with torch.no_grad():
+            reference.weight.copy_(net.ft.weight)
+        reference.zero_grad()
+        b1 = net.b1.detach().clone().requires_grad_(True)
+        lanes = torch.cat([reference(stm) + b1, reference(other) + b1], dim=1).clamp(0.0, 1.0)
+        expected = out(lanes * lanes).squeeze(1)
+        ((expected - target) ** 2).mean().backward()
+        assert torch.allclose(net(stm, other), expected, atol=1e-6)
+        assert torch.allclose(net.ft.weight.grad, reference.weight.grad, atol=1e-6)
+        assert float(net.ft.weight.grad.abs().sum()) > 0 and not net.ft.weight.grad[INPUTS].any()
+        assert torch.allclose(net.b1.grad, b1.grad, atol=1e-6)
+
 def test_training_names_its_device_and_returns_the_model_on_the_cpu() -> None:
     """``train-net --device``: "auto" is the CPU on a machine without a GPU and
     trains the very model that "cpu" trains (same seed, same batches); the model comes

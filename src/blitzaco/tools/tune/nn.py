@@ -353,6 +353,39 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, 
     import torch
     from torch import nn
 
+    _onehots: dict[tuple[Any, ...], tuple[torch.Tensor, torch.Tensor]] = {}
+
+    class _FeatureSum(torch.autograd.Function):  # type: ignore[misc]
+        """The feature transformer's sums: each row the sum of the weight rows its
+        indices name (*inputs* pads and adds nothing), as ``nn.EmbeddingBag``'s
+        "sum". The gradient of the weight is one dense product, the batch's one-hot
+        rows transposed times the output's gradient: on a CPU about a third faster
+        than the bag's own backward, which scatters row by row."""
+
+        @staticmethod
+        def forward(ctx: Any, weight: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+            ctx.save_for_backward(index)
+            ctx.rows = weight.shape[0]
+            return nn.functional.embedding_bag(index, weight, mode="sum", padding_idx=inputs)
+
+        @staticmethod
+        def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+            (index,) = ctx.saved_tensors
+            # One zeroed one-hot matrix kept between steps (a new one each step
+            # costs as much as the product, in page faults), zeroed again after use
+            # where it was written.
+            key = (tuple(index.shape), ctx.rows, grad.dtype, grad.device)
+            if key not in _onehots:
+                _onehots.clear()
+                _onehots[key] = (torch.zeros(index.shape[0], ctx.rows, dtype=grad.dtype, device=grad.device),
+                                 torch.ones(index.shape, dtype=grad.dtype, device=grad.device))
+            onehot, ones = _onehots[key]
+            onehot.scatter_add_(1, index, ones)
+            weight_grad = onehot.t() @ grad
+            onehot.scatter_(1, index, 0.0)
+            weight_grad[inputs] = 0.0  # the padding row stays zero
+            return weight_grad, None
+
     class Net(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
@@ -374,8 +407,11 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, 
 
         def forward(self, stm: torch.Tensor, other: torch.Tensor, dense: torch.Tensor | None = None,
                     bucket: torch.Tensor | None = None) -> torch.Tensor:
-            a = self.ft(stm.long()) + self.b1  # int16 in memory, int64 for the bag
-            b = self.ft(other.long()) + self.b1
+            # Both perspectives in one bag (int16 in memory, int64 for the bag).
+            both = _FeatureSum.apply(self.ft.weight, torch.cat([stm, other]).long())
+            a, b = both.split(stm.shape[0]) if stm.shape[0] else (both, both)
+            a = a + self.b1
+            b = b + self.b1
             if self.extra is not None and dense is not None:
                 half = dense.shape[1] // 2
                 a = a + self.extra(dense)
