@@ -598,7 +598,7 @@ def test_output_buckets_choose_an_output_layer_by_the_piece_count() -> None:
 
 
 
-def test_the_feature_sums_and_their_gradient_are_the_bags(tmp_path: Path) -> None:
+def test_the_feature_sums_and_their_gradient_are_the_bags() -> None:
     """The trainer's feature transformer (one bag for both perspectives, its weight's
     gradient one dense product through a one-hot matrix kept between steps) gives the
     outputs and gradients that ``nn.EmbeddingBag`` itself gives, on real positions with
@@ -631,6 +631,7 @@ def test_the_feature_sums_and_their_gradient_are_the_bags(tmp_path: Path) -> Non
         assert torch.allclose(net.ft.weight.grad, reference.weight.grad, atol=1e-6)
         assert float(net.ft.weight.grad.abs().sum()) > 0 and not net.ft.weight.grad[INPUTS].any()
         assert torch.allclose(net.b1.grad, b1.grad, atol=1e-6)
+
 
 def test_training_names_its_device_and_returns_the_model_on_the_cpu() -> None:
     """``train-net --device``: "auto" is the CPU on a machine without a GPU and

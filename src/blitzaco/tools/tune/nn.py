@@ -359,8 +359,8 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, 
         """The feature transformer's sums: each row the sum of the weight rows its
         indices name (*inputs* pads and adds nothing), as ``nn.EmbeddingBag``'s
         "sum". The gradient of the weight is one dense product, the batch's one-hot
-        rows transposed times the output's gradient: on a CPU about a third faster
-        than the bag's own backward, which scatters row by row."""
+        rows transposed times the output's gradient: on two CPU cores the streamed
+        training runs about a quarter faster than with the bag's own backward."""
 
         @staticmethod
         def forward(ctx: Any, weight: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -409,7 +409,7 @@ def _model(hidden: int, extra: int = 0, inputs: int = INPUTS, buckets: int = 1, 
                     bucket: torch.Tensor | None = None) -> torch.Tensor:
             # Both perspectives in one bag (int16 in memory, int64 for the bag).
             both = _FeatureSum.apply(self.ft.weight, torch.cat([stm, other]).long())
-            a, b = both.split(stm.shape[0]) if stm.shape[0] else (both, both)
+            a, b = both.chunk(2)  # two halves, also of an empty batch
             a = a + self.b1
             b = b + self.b1
             if self.extra is not None and dense is not None:
