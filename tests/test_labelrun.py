@@ -20,6 +20,7 @@ from typing import Any
 import chess
 import numpy as np
 import pytest
+from script_loader import load_script
 
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES, encode, read_labels
 from blitzaco.tools.tune.labelrun import (
@@ -74,6 +75,26 @@ def test_position_keys_tell_positions_apart_and_only_positions() -> None:
     assert pieces_of(data).tolist() == [count for fen in fens
                                         for count in [len(chess.Board(fen).piece_map())] * 2]
 
+
+
+def test_label_distinct_counts_repeats_across_files_and_within(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/label_distinct.py: a position in two files (or twice in one, with
+    another score) counts once; the second file's repeats of the first are named."""
+    boards = [chess.Board()]
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5"):
+        boards.append(boards[-1].copy(stack=False))
+        boards[-1].push_uci(uci)
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    first.write_bytes(MAGIC + b"".join(encode(board, 10, None) for board in boards[:4]))
+    second.write_bytes(MAGIC + b"".join(encode(board, -5, 0.5) for board in boards[2:] + boards[5:]))
+    script = load_script("scripts/label_distinct.py")
+    monkeypatch.setattr(script, "CHUNK", 2)  # records read across chunk boundaries
+    assert script.main([str(first), str(second)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"{first}: 4 positions, 4 distinct, 0 of them in the files before it",
+                     f"{second}: 5 positions, 4 distinct, 2 of them in the files before it",
+                     "all 2 files: 9 positions, 6 distinct"]
 
 @needs_stockfish
 def test_batches_are_the_games_of_a_single_file_run_deduplicated(tmp_path: Path, reference: bytes) -> None:
