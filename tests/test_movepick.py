@@ -199,10 +199,10 @@ def _is_noisy(board: chess.Board, move: chess.Move) -> bool:
 
 
 def _pick_all(own: Board, memory: OrderingMemory, ply: int, tt_move: int, previous: int,
-              see_ordering: bool, trails: Trails | None = None) -> Picked:
+              see_ordering: bool, trails: Trails | None = None, rows: tuple[int, int] = (-1, -1)) -> Picked:
     out = vec[i64]([0] * (MAX_MOVES * (ply + 1)))
     picker = MovePicker(own, memory, out, see_scratch(), trails, see_ordering, ply)
-    picker.start(tt_move, previous)
+    picker.start(tt_move, previous, rows[0], rows[1])
     picked = Picked([], [])
     while True:
         code = picker.next()
@@ -388,90 +388,143 @@ def _quiets(picked: Picked) -> list[int]:
     return [code for code, tactical in zip(picked.moves, picked.tactical, strict=True) if not tactical]
 
 
-def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_move() -> None:
-    """[search] continuation_history: a cutoff by a quiet move after a given move
-    raises that pair's entry and lowers the quiet moves tried before it (within the
-    gravity bound); the picker then orders it first among the quiet moves after the
-    same move, and not after another one. Off, the table is empty and nothing moves."""
-    from blitzaco.movepick import CONTINUATION_LIMIT, CONTINUATION_SIZE, move_column, piece_square, previous_move
+def _row_after(uci: str, board: chess.Board | None = None) -> int:
+    """The continuation-history row of move *uci*, made from *board* (the start)."""
+    from blitzaco.movepick import continuation_row
 
-    own = Board.from_chess(chess.Board())
-    own.make(encode_move(chess.Move.from_uci("e2e4")))  # the move before: a pawn to e4
+    return int(continuation_row(Board.from_chess(board or chess.Board()), encode_move(chess.Move.from_uci(uci))))
+
+
+def test_continuation_history_orders_the_quiet_move_that_refuted_after_the_same_moves() -> None:
+    """[search] continuation_history: a cutoff by a quiet move raises its entries
+    after the moves one and two plies up and lowers the quiet moves tried before it
+    (within the bound however many cutoffs); the picker then orders it first after
+    the same move, one ply up or two, and not after other moves. Off, the table is
+    empty and nothing moves."""
+    from blitzaco.movepick import CONTINUATION_SIZE, move_column, piece_square, previous_move
+
+    start = chess.Board()
+    own = Board.from_chess(start)
+    row2 = _row_after("g1f3")  # a move two plies up: a knight to f3 (only its row is used)
+    own.make(encode_move(chess.Move.from_uci("e2e4")))  # the move one ply up: a pawn to e4
     previous = previous_move(own)
-    memory = OrderingMemory(True, False, True, continuation=True)
+    row1 = _row_after("e2e4")
+    assert row1 == piece_square(own, chess.E4) * 768 and row1 != row2
+    memory = OrderingMemory(False, False, False, continuation=True)  # the continuation history alone
     assert len(memory.continuation) == CONTINUATION_SIZE
     assert len(OrderingMemory(True, False, True).continuation) == 0
     refutation = encode_move(chess.Move.from_uci("a7a6"))  # the last quiet move in any plain order
     tried = [encode_move(chess.Move.from_uci(uci)) for uci in ("g8f6", "b8c6")]
     for i, code in enumerate(tried):
         memory.tried[i] = code
-    for _ in range(40):  # far past the bound: gravity keeps every entry within it
-        memory.reward_continuation(own, 0, refutation, 9, previous, len(tried))
-    row = memory.continuation_row(own, previous)
-    assert row == piece_square(own, chess.E4) * 768
-    assert 0 < memory.continuation[row + move_column(own, refutation)] <= CONTINUATION_LIMIT
-    assert all(-CONTINUATION_LIMIT <= memory.continuation[row + move_column(own, code)] < 0 for code in tried)
-    quiets = _quiets(_pick_all(own, memory, 0, 0, previous, see_ordering=True))
-    assert quiets[0] == refutation and set(tried) <= set(quiets[-4:])
-    own_other = Board.from_chess(chess.Board())
-    own_other.make(encode_move(chess.Move.from_uci("d2d4")))  # another move before: no entry
-    assert _quiets(_pick_all(own_other, memory, 0, 0, previous_move(own_other), see_ordering=True))[0] != refutation
+    for _ in range(200):  # far past the bound: gravity keeps every entry within it
+        memory.reward(own, 0, refutation, 9, previous, len(tried), row1, row2)
+    limit = memory.limit
+    for row in (row1, row2):
+        assert limit // 2 < memory.continuation[row + move_column(own, refutation)] <= limit
+        assert all(-limit <= memory.continuation[row + move_column(own, code)] < -limit // 2 for code in tried)
+    for rows in ((row1, -1), (-1, row2), (row1, row2)):
+        quiets = _quiets(_pick_all(own, memory, 0, 0, previous, see_ordering=True, rows=rows))
+        assert quiets[0] == refutation and set(tried) <= set(quiets[-4:]), rows
+    other = _row_after("d2d4")
+    assert _quiets(_pick_all(own, memory, 0, 0, previous, see_ordering=True, rows=(other, -1)))[0] != refutation
 
 
-def test_a_quiet_moves_history_for_pruning_adds_its_continuation_history_after_the_previous_move() -> None:
-    """[search] history_pruning reads :meth:`MovePicker.quiet_history`: the move's
-    history, plus its continuation history after the move that led to the node where
-    that table is on; after another move, or without the table, the history alone."""
-    from blitzaco.movepick import move_column, previous_move
+def test_a_quiet_moves_history_adds_its_continuation_histories() -> None:
+    """:meth:`MovePicker.quiet_history`, the one score that orders the quiet moves and
+    that history pruning and history-scaled reductions read: the move's history,
+    plus its continuation histories after the moves one and two plies up where that
+    table is on; without a row, or without the table, the history alone."""
+    from blitzaco.movepick import move_column
 
     own = Board.from_chess(chess.Board())
     own.make(encode_move(chess.Move.from_uci("e2e4")))
-    previous = previous_move(own)
+    row1, row2 = _row_after("e2e4"), _row_after("g1f3")
     move = encode_move(chess.Move.from_uci("a7a6"))
     for continuation in (True, False):
         memory = OrderingMemory(True, False, True, continuation=continuation)
         memory.history[own.side << 12 | (move & 4095)] = -40
         picker = MovePicker(own, memory, vec[i64]([0] * MAX_MOVES), see_scratch(), None, False, 0)
         if continuation:
-            memory.continuation[memory.continuation_row(own, previous) + move_column(own, move)] = -300
-        picker.start(0, previous)
+            memory.continuation[row1 + move_column(own, move)] = -300
+            memory.continuation[row2 + move_column(own, move)] = 1000
+        picker.start(0, 0, row1, row2)
+        assert picker.quiet_history(move) == (660 if continuation else -40)
+        picker.start(0, 0, row1, -1)
         assert picker.quiet_history(move) == (-340 if continuation else -40)
-        picker.start(0, 0)  # no move before (the root, a null move): the history alone
+        picker.start(0, 0)  # no move before (the root's line, a null move): the history alone
         assert picker.quiet_history(move) == -40
 
 
-def test_history_with_gravity_stays_within_its_bound_and_orders_the_refutation_first() -> None:
+def test_history_with_gravity_stays_within_its_bound_on_both_sides() -> None:
     """[search] history_gravity: a cutoff raises its quiet move's history and lowers
-    the ones tried before it, each entry within +-the bound however many cutoffs, and
-    the refutation is ordered first; without gravity the same cutoffs pass the bound
-    (the plain table grows by depth squared until 2^20)."""
-    from blitzaco.movepick import HISTORY_LIMIT
-
+    the ones tried before it, each entry within +-the bound however many cutoffs (a
+    move that only fails falls toward -limit and stops there), and the refutation is
+    ordered first; without gravity the maluses drive the tried moves below -limit
+    without bound (the table is halved only when a rewarded entry passes 2^20)."""
     own = Board.from_chess(chess.Board())
     refutation = encode_move(chess.Move.from_uci("a2a3"))  # the last quiet move in any plain order
     tried = [encode_move(chess.Move.from_uci(uci)) for uci in ("g1f3", "b1c3")]
-    bound = 16384
-    memory = OrderingMemory(False, False, True, gravity=bound)
+    memory = OrderingMemory(False, False, True, gravity=True)
     plain = OrderingMemory(False, False, True)
+    bound = memory.limit
     for table in (memory, plain):
         for i, code in enumerate(tried):
             table.tried[i] = code
-        for _ in range(300):  # far past the bound: 300 cutoffs at depth 9 (plain: 24,300)
-            table.reward(0, own.side, refutation, 9, 0, len(tried))
+        for _ in range(300):  # far past the bound: 300 cutoffs at depth 9
+            table.reward(own, 0, refutation, 9, 0, len(tried), -1, -1)
     index = own.side << 12
-    assert 0 < memory.history[index | (refutation & 4095)] <= bound
-    assert all(-bound <= memory.history[index | (code & 4095)] < 0 for code in tried)
-    assert bound < plain.history[index | (refutation & 4095)] <= HISTORY_LIMIT
+    assert bound // 2 < memory.history[index | (refutation & 4095)] <= bound
+    assert all(-bound <= memory.history[index | (code & 4095)] < -bound // 2 for code in tried)
+    assert all(plain.history[index | (code & 4095)] < -bound for code in tried)
     quiets = _quiets(_pick_all(own, memory, 0, 0, 0, see_ordering=True))
     assert quiets[0] == refutation and set(tried) <= set(quiets[-2:])
 
 
-def test_capture_history_orders_captures_of_one_victim_by_their_cutoffs() -> None:
-    """[search] capture_history: captures are ordered by victim first, whatever the
-    history; among captures of the same victim a cutoff's capture rises above the
-    ones tried before it (each kept within the bound), where plain MVV-LVA puts the
-    cheaper attacker first. Off, no table is allocated."""
-    from blitzaco.movepick import CAPTURE_LIMIT, CAPTURE_SIZE, capture_index
+def test_the_history_bonus_is_capped_and_grows_with_depth() -> None:
+    """The one bonus of every table of the standard shape: quadratic plus linear in
+    the depth, capped at history_bonus_max (itself at most the bound), so that one
+    deep cutoff moves an entry by a bounded share of its range (Stockfish's cap is
+    about a ninth): min(16 d^2 + 320 d, 2048) with the shipped numbers."""
+    memory = OrderingMemory(False, False, True, gravity=True)
+    assert [memory.bonus(d) for d in (1, 2, 3, 4, 5, 30)] == [336, 704, 1104, 1536, 2000, 2048]
+    assert OrderingMemory(False, False, True, gravity=True, limit=1000, bonus_max=5000).bonus(9) == 1000
+    from blitzaco.config import SearchConfig
+    from blitzaco.search import SearchMemory
+
+    config = SearchConfig()
+    shipped = SearchMemory(config).ordering
+    assert (shipped.limit, shipped.bonus_quadratic, shipped.bonus_linear, shipped.bonus_max) == (
+        config.history_limit, config.history_bonus_quadratic, config.history_bonus_linear, config.history_bonus_max)
+
+
+def test_division_of_a_history_rounds_toward_zero() -> None:
+    """History scales reductions by division: a history of -1 must not add a ply of
+    reduction (Python's -1 // 8192 is -1; C's division, and toward_zero, give 0)."""
+    from blitzaco.movepick import toward_zero
+
+    assert [toward_zero(v, 8192) for v in (-1, -8191, -8192, -16385, 0, 8191, 8192, 16385)] == [
+        0, 0, -1, -2, 0, 0, 1, 2]
+
+
+def test_aging_halves_every_history_toward_zero() -> None:
+    """A game's memory kept across its moves (keep_memory) is aged before each
+    search: every history entry halved toward zero, the killers emptied apart."""
+    memory = OrderingMemory(True, False, True, continuation=True, captures=True, gravity=True)
+    for table in (memory.history, memory.continuation, memory.captures):
+        table[0], table[1], table[2] = 1001, -1001, -1
+    memory.age()
+    for table in (memory.history, memory.continuation, memory.captures):
+        assert (table[0], table[1], table[2]) == (500, -500, 0)
+
+
+def test_capture_history_can_overturn_the_victim_order() -> None:
+    """[search] capture_history: captures are keyed by what they win x 16 plus their
+    history: with no history the richer victim first (the rook's capture of a knight
+    before the pawn captures) and the cheaper attacker among equal victims; a capture
+    that kept refuting rises above the ones tried before it, and enough history lifts
+    a pawn capture over a knight capture that kept failing. Off, no table."""
+    from blitzaco.movepick import CAPTURE_SIZE, capture_index
 
     # Both the knight on c3 and the bishop on g2 take the pawn on e4; the rook on a1
     # takes the knight on a5.
@@ -485,11 +538,16 @@ def test_capture_history_orders_captures_of_one_victim_by_their_cutoffs() -> Non
     assert len(memory.captures) == CAPTURE_SIZE
     assert _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves[:3] == [rook, knight, bishop]
     memory.tried_captures[0] = knight
-    for _ in range(30):
-        memory.reward_captures(own, 0, bishop, 10, True, 1)  # the bishop's capture refuted, the knight's tried first
-    assert 0 < memory.captures[capture_index(own, bishop)] <= CAPTURE_LIMIT
-    assert -CAPTURE_LIMIT <= memory.captures[capture_index(own, knight)] < 0
+    memory.reward_captures(own, 0, bishop, 10, True, 1)  # the bishop's capture refuted, the knight's tried first
+    assert 0 < memory.captures[capture_index(own, bishop)] <= memory.limit
+    assert -memory.limit <= memory.captures[capture_index(own, knight)] < 0
     assert _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves[:3] == [rook, bishop, knight]
+    memory.tried_captures[0] = rook
+    for _ in range(60):
+        memory.reward_captures(own, 0, bishop, 10, True, 1)  # now the rook's capture keeps failing
+    moves = _pick_all(own, memory, 0, 0, 0, see_ordering=False).moves
+    assert moves.index(bishop) < moves.index(rook)
+    assert all(abs(v) <= memory.limit for v in memory.captures)
 
 
 def test_see_of_a_quiet_move_counts_what_it_leaves_en_prise() -> None:

@@ -23,6 +23,7 @@ from recorder import Recorder
 from blitzaco.board import INTERPRETED, WHITE, Board, compute_key, unsigned_key
 from blitzaco.config import Config, SearchConfig, config_from_dict
 from blitzaco.engine import Engine
+from blitzaco.movepick import toward_zero
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import Trails
 from blitzaco.search import (
@@ -125,6 +126,10 @@ def _finds_the_mates(engine: Engine, extra: tuple = ()) -> None:
         assert result.move.uci() in moves and mate_in(result.score) == mate, fen
 
 
+#: The rules that read a quiet move's history against a fixed scale.
+HISTORY_READERS = ("lmr_history", "history_pruning")
+
+
 @pytest.mark.parametrize(
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
@@ -141,7 +146,10 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     classical evaluation alone, so it is tried on that."""
     board = chess.Board(ITALIAN)
     base: dict = {"eval": {"nn": {"enabled": False}}} if switch == "lazy_eval" else {}
-    switched = searching_engine(config_from_dict({**base, "search": {switch: not getattr(Config().search, switch)}}))
+    if switch in HISTORY_READERS:  # on the standard shape's scale, with a divisor a short search's history reaches
+        base = {"search": {"history_gravity": True, "continuation_history": True, "lmr_history_divisor": 128}}
+    switched = searching_engine(config_from_dict({**base, "search": {**base.get("search", {}),
+                                                                     switch: not getattr(Config().search, switch)}}))
     default = searching_engine(config_from_dict(base))
     assert switched.think(board, Limits(depth=7)).nodes != default.think(board, Limits(depth=7)).nodes
     _finds_the_mates(switched)
@@ -269,7 +277,7 @@ def test_keep_memory_starts_each_search_from_what_the_game_learnt() -> None:
 
 def test_a_kept_memory_loses_its_killers_and_fits_its_settings() -> None:
     """A search handed a memory starts without the last search's killers (their plies
-    were that tree's) but with its history; a memory made for other [search]
+    were that tree's) but with its history, aged (halved toward zero); a memory made for other [search]
     settings is refused."""
     board = chess.Board(ITALIAN)
     config = config_from_dict(KEEP)
@@ -283,9 +291,9 @@ def test_a_kept_memory_loses_its_killers_and_fits_its_settings() -> None:
     for _ in search(config.search).iterate(6):
         pass
     assert any(memory.ordering.killers) and any(memory.ordering.history)
-    history = list(memory.ordering.history)
+    aged = [int(toward_zero(value, 2)) for value in memory.ordering.history]
     search(config.search)
-    assert not any(memory.ordering.killers) and list(memory.ordering.history) == history
+    assert not any(memory.ordering.killers) and list(memory.ordering.history) == aged
     with pytest.raises(ValueError, match="other"):
         search(dataclasses.replace(config.search, history=False))
 
@@ -755,7 +763,7 @@ def test_mate_at_the_horizon_is_seen_by_both_node_functions() -> None:
     the full-width node both score the position as mated at that ply."""
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
     search = direct_search(board)
-    search._make(encode_move(chess.Move.from_uci("d1d8")))
+    search._make(encode_move(chess.Move.from_uci("d1d8")), 0)
     assert search.board.in_check()
     assert search._qsearch(1, -INFINITE, INFINITE, True) == -MATE + 1
     assert search._search(3, 1, -INFINITE, INFINITE, True, True) == -MATE + 1

@@ -373,8 +373,8 @@ class SearchConfig:
     history_pruning: bool = _param(
         "History pruning of quiet moves: at non-PV nodes not in check, up to history_pruning_depth, a quiet move "
         "after the first (not the table move, a killer or the counter-move) that does not give check is skipped "
-        "when its history (with continuation_history, plus its continuation history after the previous move) is "
-        "below -history_pruning_margin per ply of depth."
+        "when its history (with continuation_history, plus its continuation histories after the moves one and "
+        "two plies up) is below -history_pruning_margin per ply of depth."
     )
     history_pruning_depth: int = _param("Largest depth where history pruning applies (plies).", lo=0, hi=100)
     history_pruning_margin: int = _param(
@@ -417,8 +417,9 @@ class SearchConfig:
     lmr_base: float = _param("Constant part of the reduction (plies).", lo=-10.0, hi=10.0)
     lmr_divisor: float = _param("Divisor of the logarithmic part of the reduction.", lo=0.1, hi=100.0)
     lmr_history: bool = _param(
-        "History in the reductions: a quiet move's reduction falls by its history divided by lmr_history_divisor "
-        "(a move that often refuted others is reduced less, one that failed more)."
+        "History in the reductions: a quiet move's reduction falls by its history (with continuation_history, "
+        "plus its continuation histories) divided by lmr_history_divisor, rounded toward zero (a move that often "
+        "refuted others is reduced less, one that failed more)."
     )
     lmr_history_divisor: int = _param("History per ply of reduction (history units).", lo=1, hi=1 << 30)
     internal_iterative_reduction: bool = _param("Search one ply shallower where the table has no move to try first.")
@@ -455,8 +456,9 @@ class SearchConfig:
     keep_memory: bool = _param(
         "Keep the search's memory across a game's moves: the history tables, counter-moves and correction "
         "history (not the killers) learnt by one move's search start the next one, as Stockfish keeps them, "
-        "until ucinewgame, Clear Hash or new settings empty them. Off: every search starts empty. The helper "
-        "processes (Threads > 1) start empty either way."
+        "until ucinewgame, Clear Hash or new settings empty them; each search first halves every history entry "
+        "(aged, not cleared). Off: every search starts empty. The helper processes (Threads > 1) start empty "
+        "either way."
     )
     see_pruning: bool = _param(
         "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
@@ -490,22 +492,37 @@ class SearchConfig:
     counter_moves: bool = _param("Try the quiet move that last refuted the opponent's previous move early.")
     history: bool = _param("Order quiet moves by how often they caused cutoffs (history heuristic).")
     history_gravity: bool = _param(
-        "History with gravity: a cutoff raises its move's history by min(32 depth^2, history_limit) and lowers "
-        "the quiet moves tried before it by as much, each entry moving the less the nearer it is to "
-        "+-history_limit (as the continuation history does); off: by depth^2, unbounded until an entry passes "
-        "2^20 and all are halved."
+        "History with gravity (the standard shape): a cutoff raises its move's history by the history bonus "
+        "and lowers the quiet moves tried before it by as much, each entry moving the less the nearer it is to "
+        "+-history_limit; off: by depth^2, unbounded until an entry passes 2^20 and all are halved."
     )
-    history_limit: int = _param("The bound of the history with gravity (a cutoff adds at most 32 depth^2).",
-                                lo=1, hi=1 << 20)
+    history_limit: int = _param(
+        "The bound of the history tables of the standard shape (the history with gravity, the continuation and "
+        "capture histories).",
+        lo=1,
+        hi=1 << 20,
+    )
+    history_bonus_quadratic: int = _param(
+        "The history bonus of a cutoff at depth d is min(history_bonus_quadratic d^2 + history_bonus_linear d, "
+        "history_bonus_max) (history units per ply squared).",
+        lo=0,
+        hi=1 << 20,
+    )
+    history_bonus_linear: int = _param("The history bonus's part per ply of depth (history units).", lo=0, hi=1 << 20)
+    history_bonus_max: int = _param(
+        "The largest history bonus (history units; at most history_limit).", lo=1, hi=1 << 20
+    )
     capture_history: bool = _param(
-        "Capture history: order captures by the victim, then by how often each (piece, target, victim) caused a "
-        "cutoff, then the cheaper attacker; a cutoff raises the capture that made it and lowers the captures "
-        "tried before it, within fixed bounds (the quiescence search keeps its own order)."
+        "Capture history: order captures by what they win (the victim's exchange value, plus a promotion's "
+        "gain) x 16 plus how often each (piece, target, victim) caused a cutoff, then the cheaper attacker; a "
+        "cutoff raises the capture that made it and lowers the captures tried before it, by the history bonus "
+        "within +-history_limit (the quiescence search keeps its own order)."
     )
     continuation_history: bool = _param(
-        "Continuation history: order quiet moves also by how often each caused a cutoff right after the move "
-        "that led to the node (both as piece and target square), raised on a cutoff and lowered for the quiet "
-        "moves tried before it, within fixed bounds."
+        "Continuation history: a quiet move's history also counts how often it caused a cutoff after the move "
+        "one ply up and after the move two plies up (each as piece and target square, one table for both), "
+        "raised on a cutoff and lowered for the quiet moves tried before it, by the history bonus within "
+        "+-history_limit; the sum orders the quiet moves and is what lmr_history and history_pruning read."
     )
     root_filter: bool = _param(
         "Game-theoretic root filter after the search: the best root candidates are scored by minimax, by "

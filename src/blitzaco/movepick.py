@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SEE_VALUE", "PRIOR_SCALE", "HISTORY_LIMIT", "KEY_SHIFT", "MovePicker", "OrderingMemory", "see_ge", "see_ge_quiet",
-    "see_scratch",
+    "see_scratch", "continuation_row", "toward_zero",
     "is_tactical", "score_captures", "pick",
 ]
 
@@ -69,25 +69,28 @@ __all__ = [
 SEE_VALUE: Final = vec[i64]([0, 100, 320, 330, 500, 950, 20000, 0])
 #: Move list entries carry the move in the low 16 bits, its sort key above.
 KEY_SHIFT: Final = 16
-#: The history table is halved when an entry passes this.
+#: The history table without gravity is halved when an entry passes this.
 HISTORY_LIMIT: Final = 1 << 20
 #: Entries of the counter-move table (one per from-to pair) and of the history (one
 #: per side and from-to pair).
 FROM_TO: Final = 4096
 HISTORY_SIZE: Final = 2 * FROM_TO
-#: Continuation history: a quiet move's worth given the move before it, both as
-#: (piece, target square) (12 pieces x 64 squares each): ``continuation[row * 768 +
-#: column]``, each entry kept within +-CONTINUATION_LIMIT by the gravity update.
+#: Continuation history: a quiet move's worth given an earlier move of the line (the
+#: opponent's last, or this side's previous one), both as (piece, target square) (12
+#: pieces x 64 squares each): ``continuation[row + column]``, the row that of the
+#: earlier move (:func:`continuation_row`), the column the quiet move's
+#: (:func:`move_column`); one table serves both distances, as in Stockfish.
 PIECE_SQUARES: Final = 12 * 64
 CONTINUATION_SIZE: Final = PIECE_SQUARES * PIECE_SQUARES
-CONTINUATION_LIMIT: Final = 1 << 14
 #: Capture history: ``captures[(piece * 64 + target) * 8 + captured type]`` (0 for a
-#: promotion without capture), within +-CAPTURE_LIMIT by the gravity update.
+#: promotion without capture).
 CAPTURE_SIZE: Final = 12 * 64 * 8
-CAPTURE_LIMIT: Final = 1024
-#: A capture's sort key with capture history: the victim first (steps of
-#: VICTIM_STEP), then 8 x its history, then the cheaper attacker.
-VICTIM_STEP: Final = 32768
+#: A capture's sort key with capture history: CAPTURE_VALUE_WEIGHT x what it wins
+#: (the victim's exchange value, plus the promotion's gain), plus its history (within
+#: +-history_limit: the history can overturn about three knights' worth at 16,384),
+#: then the cheaper attacker; CAPTURE_KEY_OFFSET keeps the key positive.
+CAPTURE_VALUE_WEIGHT: Final = 16
+CAPTURE_KEY_OFFSET: Final = 1 << 21
 #: Added to a quiet move's history (at most HISTORY_LIMIT in size) to make its sort
 #: key positive.
 QUIET_OFFSET: Final[i64] = 1 << 30
@@ -269,16 +272,18 @@ def capture_index(board: Board, code: i64) -> i64:
 
 
 def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64, history: vec[i64]) -> None:
-    """:func:`score_captures` with capture history: by victim (a promotion counts as
-    capturing its piece), then by the history of (piece, target, victim), then the
-    cheaper attacker."""
+    """:func:`score_captures` with capture history: what the capture wins (the
+    victim's exchange value, plus a promotion's gain) x CAPTURE_VALUE_WEIGHT, plus
+    the history of (piece, target, victim), then the cheaper attacker. A capture that
+    kept refuting can thus come before a richer one that kept failing."""
     squares = board.squares
     for i in range(start, end):
         move = out[i] & 0xFFFF
         index = capture_index(board, move)
-        victim = index & 7
+        promotion = move >> 12
+        gain = SEE_VALUE[index & 7] + (SEE_VALUE[promotion] - SEE_VALUE[PAWN] if promotion != 0 else 0)
         attacker = squares[SQ120[move & 63]] & 7
-        key = (victim + (move >> 12)) * VICTIM_STEP + history[index] * 8 + (8 - attacker) + VICTIM_STEP // 2
+        key = CAPTURE_KEY_OFFSET + gain * CAPTURE_VALUE_WEIGHT + history[index] + (8 - attacker)
         out[i] = move | key << KEY_SHIFT
 
 
@@ -303,8 +308,16 @@ class OrderingMemory:
     """Killers, counter-moves and history of a search (or of a game's searches, see
     :class:`blitzaco.search.SearchMemory`): ``killers[2 * ply]`` and
     ``[2 * ply + 1]``, ``counters[previous & 4095]``, ``history[side << 12 | from <<
-    6 | to]``; and each ply's quiet moves searched so far (``tried[ply * MAX_MOVES
-    + i]``), which a cutoff's reward lowers. With a switch off, its table stays empty."""
+    6 | to]``, the continuation history (``continuation[row + column]``) and the
+    capture history; and each ply's quiet moves and captures searched so far
+    (``tried[ply * MAX_MOVES + i]``), which a cutoff's reward lowers. With a switch
+    off, its table stays empty.
+
+    The tables of the standard shape (the main history with ``gravity``, the
+    continuation and capture histories) all move by one rule, :meth:`bonus` of the
+    cutoff's depth through :func:`_gravity` within +-``limit``: the refuting move's
+    entry rises, each move tried before it falls by as much, an entry moving the
+    less the nearer it is to the bound on that side."""
 
     killers: vec[i64]
     counters: vec[i64]
@@ -318,10 +331,15 @@ class OrderingMemory:
     use_history: bool
     use_continuation: bool
     use_captures: bool
-    gravity: i64
+    gravity: bool
+    limit: i64
+    bonus_quadratic: i64
+    bonus_linear: i64
+    bonus_max: i64
 
     def __init__(self, killers: bool, counters: bool, history: bool, continuation: bool = False,
-                 captures: bool = False, gravity: i64 = 0) -> None:
+                 captures: bool = False, gravity: bool = False, limit: i64 = 16384,
+                 bonus_quadratic: i64 = 16, bonus_linear: i64 = 320, bonus_max: i64 = 2048) -> None:
         self.killers = vec[i64]([0] * (2 * STACK_PLIES))
         self.counters = vec[i64]([0] * FROM_TO)
         self.history = vec[i64]([0] * HISTORY_SIZE)
@@ -335,6 +353,10 @@ class OrderingMemory:
         self.use_continuation = continuation
         self.use_captures = captures
         self.gravity = gravity
+        self.limit = limit
+        self.bonus_quadratic = bonus_quadratic
+        self.bonus_linear = bonus_linear
+        self.bonus_max = bonus_max if bonus_max < limit else limit
 
     def forget_killers(self) -> None:
         """Empty the killers, before a search that keeps the rest of this memory: a
@@ -343,78 +365,81 @@ class OrderingMemory:
         for i in range(len(killers)):
             killers[i] = 0
 
+    def age(self) -> None:
+        """Halve every history entry (toward zero), before a search that keeps this
+        memory: what the game's earlier moves taught still orders the moves, and what
+        this search finds soon outweighs it."""
+        for table in (self.history, self.continuation, self.captures):
+            for i in range(len(table)):
+                table[i] = toward_zero(table[i], 2)
+
+    def bonus(self, depth: i64) -> i64:
+        """What a cutoff at *depth* moves the tables of the standard shape by:
+        min(bonus_quadratic depth² + bonus_linear depth, bonus_max) (bonus_max at
+        most the bound)."""
+        value = self.bonus_quadratic * depth * depth + self.bonus_linear * depth
+        return value if value < self.bonus_max else self.bonus_max
+
     def killer(self, ply: i64, which: i64) -> i64:
         """Killer *which* (0 or 1) of *ply*, or 0."""
         return self.killers[2 * ply + which] if self.use_killers else 0
-
-    def continuation_row(self, board: Board, previous: i64) -> i64:
-        """Where the continuation history of the moves after *previous* (the move
-        that led to *board*'s position) starts, or -1: off, a null move or none."""
-        if not self.use_continuation or previous == 0:
-            return -1
-        column = piece_square(board, previous >> 6 & 63)
-        return column * PIECE_SQUARES if column >= 0 else -1
-
-    def reward_continuation(self, board: Board, ply: i64, code: i64, depth: i64, previous: i64, tried: i64) -> None:
-        """Quiet move *code* caused a cutoff at *ply* of *board* (the node's position)
-        after *previous*: its continuation history rises, the *tried* quiet moves'
-        before it fall, each by min(32 depth², CONTINUATION_LIMIT) with gravity (an
-        entry moves less the nearer it is to the limit)."""
-        row = self.continuation_row(board, previous)
-        if row < 0:
-            return
-        bonus = min(32 * depth * depth, CONTINUATION_LIMIT)
-        table = self.continuation
-        _gravity(table, row + move_column(board, code), bonus, CONTINUATION_LIMIT)
-        base = ply * MAX_MOVES
-        for i in range(base, base + tried):
-            _gravity(table, row + move_column(board, self.tried[i]), -bonus, CONTINUATION_LIMIT)
-
-    def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
-        """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's
-        history rises (*tactical*), and the *tried* captures searched before it fall
-        whatever the move, each by min(8 depth^2, CAPTURE_LIMIT) with gravity."""
-        bonus = min(8 * depth * depth, CAPTURE_LIMIT)
-        table = self.captures
-        if tactical:
-            _gravity(table, capture_index(board, code), bonus, CAPTURE_LIMIT)
-        base = ply * MAX_MOVES
-        for i in range(base, base + tried):
-            _gravity(table, capture_index(board, self.tried_captures[i]), -bonus, CAPTURE_LIMIT)
 
     def counter(self, previous: i64) -> i64:
         """The counter-move to *previous* (0: a null move or none), or 0."""
         return self.counters[previous & 4095] if self.use_counters and previous != 0 else 0
 
-    def reward(self, ply: i64, us: i64, code: i64, depth: i64, previous: i64, tried: i64) -> None:
-        """Quiet move *code* caused a cutoff at *ply*: it becomes the first killer and
-        the counter-move to *previous*, its history rises by depth², and the *tried*
-        quiet moves searched before it at this ply fall by as much. With ``gravity``
-        (the bound, 0: none) they move by min(32 depth², gravity) with gravity, as the
-        continuation history's entries do."""
+    def reward(self, board: Board, ply: i64, code: i64, depth: i64, previous: i64, tried: i64,
+               row1: i64, row2: i64) -> None:
+        """Quiet move *code* caused a cutoff at *ply* of *board* (the node's position):
+        it becomes the first killer and the counter-move to *previous*; its history
+        and its continuation histories after the moves one and two plies up (rows
+        *row1*, *row2*; -1: none) rise by :meth:`bonus`, and the *tried* quiet moves
+        searched before it at this ply fall by as much. The main history without
+        ``gravity`` moves by depth² instead, unbounded until an entry passes
+        HISTORY_LIMIT and all are halved."""
         if self.use_killers and self.killers[2 * ply] != code:
             self.killers[2 * ply + 1] = self.killers[2 * ply]
             self.killers[2 * ply] = code
         if self.use_counters and previous != 0:
             self.counters[previous & 4095] = code
+        base = ply * MAX_MOVES
         if self.use_history:
             history = self.history
-            side_base = us << 12
-            base = ply * MAX_MOVES
-            gravity = self.gravity
-            if gravity > 0:
-                bonus = min(32 * depth * depth, gravity)
-                _gravity(history, side_base | (code & 4095), bonus, gravity)
+            side_base = board.side << 12
+            if self.gravity:
+                bonus = self.bonus(depth)
+                _gravity(history, side_base | (code & 4095), bonus, self.limit)
                 for i in range(base, base + tried):
-                    _gravity(history, side_base | (self.tried[i] & 4095), -bonus, gravity)
-                return
-            bonus = depth * depth
-            history[side_base | (code & 4095)] += bonus
-            for i in range(base, base + tried):
-                history[side_base | (self.tried[i] & 4095)] -= bonus
-            if history[side_base | (code & 4095)] > HISTORY_LIMIT:
-                for i in range(HISTORY_SIZE):
-                    history[i] //= 2
+                    _gravity(history, side_base | (self.tried[i] & 4095), -bonus, self.limit)
+            else:
+                bonus = depth * depth
+                history[side_base | (code & 4095)] += bonus
+                for i in range(base, base + tried):
+                    history[side_base | (self.tried[i] & 4095)] -= bonus
+                if history[side_base | (code & 4095)] > HISTORY_LIMIT:
+                    for i in range(HISTORY_SIZE):
+                        history[i] //= 2
+        if self.use_continuation:
+            bonus = self.bonus(depth)
+            table = self.continuation
+            for row in (row1, row2):
+                if row < 0:
+                    continue
+                _gravity(table, row + move_column(board, code), bonus, self.limit)
+                for i in range(base, base + tried):
+                    _gravity(table, row + move_column(board, self.tried[i]), -bonus, self.limit)
+
+    def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
+        """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's
+        history rises (*tactical*), and the *tried* captures searched before it fall
+        whatever the move, each by :meth:`bonus`."""
+        bonus = self.bonus(depth)
+        table = self.captures
+        if tactical:
+            _gravity(table, capture_index(board, code), bonus, self.limit)
+        base = ply * MAX_MOVES
+        for i in range(base, base + tried):
+            _gravity(table, capture_index(board, self.tried_captures[i]), -bonus, self.limit)
 
 
 # ------------------------------------------------------------------ the picker
@@ -442,8 +467,10 @@ class MovePicker:
     killer1: i64
     killer2: i64
     counter: i64
-    #: Where this node's continuation history starts (-1: none).
-    continuation_row: i64
+    #: Where this node's continuation histories start, after the moves one and two
+    #: plies up (-1: none, or continuation history off).
+    row1: i64
+    row2: i64
     #: Whether the move :meth:`next` returned last is a capture or a promotion.
     tactical: bool
 
@@ -466,12 +493,14 @@ class MovePicker:
         self.killer1 = 0
         self.killer2 = 0
         self.counter = 0
-        self.continuation_row = -1
+        self.row1 = -1
+        self.row2 = -1
         self.tactical = False
 
-    def start(self, tt_move: i64, previous: i64) -> None:
-        """A new node at this ply: its table move (0: none) and the move that led to
-        it (0: a null move or none), for the counter-move."""
+    def start(self, tt_move: i64, previous: i64, row1: i64 = -1, row2: i64 = -1) -> None:
+        """A new node at this ply: its table move (0: none), the move that led to it
+        (0: a null move or none), for the counter-move, and the continuation-history
+        rows of the moves one and two plies up (:func:`continuation_row`; -1: none)."""
         memory = self.memory
         killer1 = memory.killer(self.ply, 0)
         killer2 = memory.killer(self.ply, 1)
@@ -484,7 +513,9 @@ class MovePicker:
         self.killer1 = killer1
         self.killer2 = killer2
         self.counter = counter
-        self.continuation_row = memory.continuation_row(self.board, previous)
+        use = memory.use_continuation
+        self.row1 = row1 if use else -1
+        self.row2 = row2 if use else -1
         self.stage = _TT
         self.special = 0
         self.late_start = self.base + MAX_MOVES
@@ -494,12 +525,19 @@ class MovePicker:
         return code == self.killer1 or code == self.killer2 or code == self.counter
 
     def quiet_history(self, code: i64) -> i64:
-        """Quiet move *code*'s history at this node: its history, plus its
-        continuation history after the move that led here (where that is on)."""
+        """Quiet move *code*'s history at this node, the one score that orders the
+        quiet moves and feeds their reductions and pruning: its history, plus its
+        continuation histories after the moves one and two plies up (where that is
+        on)."""
         board = self.board
-        value = self.memory.history[board.side << 12 | (code & 4095)]
-        if self.continuation_row >= 0:
-            value += self.memory.continuation[self.continuation_row + move_column(board, code)]
+        memory = self.memory
+        value = memory.history[board.side << 12 | (code & 4095)]
+        if self.row1 >= 0 or self.row2 >= 0:
+            column = move_column(board, code)
+            if self.row1 >= 0:
+                value += memory.continuation[self.row1 + column]
+            if self.row2 >= 0:
+                value += memory.continuation[self.row2 + column]
         return value
 
     def next(self) -> i64:
@@ -592,15 +630,11 @@ class MovePicker:
         ordering on); the moves already tried (the table move, killers,
         counter-move) zeroed. Under-promotions are set aside among the late moves."""
         out = self.out
-        history = self.memory.history
         board = self.board
-        side_base = board.side << 12
         trails = self.trails
         prior = trails.row(unsigned_key(board.key)) if trails is not None else None
         tt_move = self.tt_move
         late_start = self.late_start
-        row = self.continuation_row
-        continuation = self.memory.continuation
         for i in range(self.base, self.end):
             move = out[i]
             if move >> 12 != 0:
@@ -610,9 +644,7 @@ class MovePicker:
             elif move == tt_move or move == self.killer1 or move == self.killer2 or move == self.counter:
                 out[i] = 0
             else:
-                key: i64 = history[side_base | (move & 4095)] + QUIET_OFFSET
-                if row >= 0:
-                    key += continuation[row + move_column(board, move)]
+                key: i64 = self.quiet_history(move) + QUIET_OFFSET
                 if prior is not None:
                     level = prior.get(int(move))
                     if level is not None:
@@ -624,6 +656,12 @@ class MovePicker:
 def _piece_index(piece: i64) -> i64:
     """A piece code as 0-11, White's pieces first (the history tables' piece index)."""
     return (piece & 7) - 1 + 6 * (piece >> 3)
+
+
+def toward_zero(value: i64, divisor: i64) -> i64:
+    """*value* / *divisor* rounded toward zero, as C divides (Python's ``//`` rounds
+    toward minus infinity: -1 // 8192 is -1, a whole unit from nothing)."""
+    return value // divisor if value >= 0 else -(-value // divisor)
 
 
 def _gravity(table: vec[i64], index: i64, bonus: i64, limit: i64) -> None:
@@ -641,6 +679,12 @@ def piece_square(board: Board, square: i64) -> i64:
     if piece == EMPTY:
         return -1
     return _piece_index(piece) * 64 + square
+
+
+def continuation_row(board: Board, code: i64) -> i64:
+    """Where the continuation history after move *code* starts, *code* not yet made
+    on *board* (the mover on its from-square), or -1 for a null move (0)."""
+    return move_column(board, code) * PIECE_SQUARES if code != 0 else -1
 
 
 def move_column(board: Board, code: i64) -> i64:

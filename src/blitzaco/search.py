@@ -63,16 +63,20 @@ from blitzaco.board import (
 from blitzaco.classical import Classical
 from blitzaco.config import SearchConfig
 from blitzaco.movepick import (
+    PIECE_SQUARES,
     SEE_VALUE,
     MovePicker,
     OrderingMemory,
+    continuation_row,
     pick,
+    piece_square,
     previous_move,
     safe_capture,
     score_captures,
     see_ge,
     see_ge_quiet,
     see_scratch,
+    toward_zero,
 )
 from blitzaco.moves import decode_move, encode_move
 from blitzaco.pheromone import Trails
@@ -248,8 +252,9 @@ class SearchMemory:
     def __init__(self, config: SearchConfig) -> None:
         self.config = config
         self.ordering = OrderingMemory(config.killers, config.counter_moves, config.history,
-                                       config.continuation_history, config.capture_history,
-                                       config.history_limit if config.history_gravity else 0)
+                                       config.continuation_history, config.capture_history, config.history_gravity,
+                                       config.history_limit, config.history_bonus_quadratic,
+                                       config.history_bonus_linear, config.history_bonus_max)
         self.correction = vec[i64]([0] * (2 * CORRECTION_SIZE if config.correction_history else 0))
 
 
@@ -257,7 +262,8 @@ class SearchMemory:
 class SearchParams:
     """The fields of :class:`~blitzaco.config.SearchConfig` the nodes read, under
     the same names, as native values: a compiled read of a SearchConfig field is a
-    Python attribute lookup, of one of these a load (``tests/test_search.py`` holds
+    Python attribute lookup, of one of these a load. Each field is declared here
+    once and filled from the configuration by name (``tests/test_search.py`` holds
     every field here to the configuration's)."""
 
     mate_distance_pruning: bool
@@ -316,60 +322,14 @@ class SearchParams:
     qsearch_tt: bool
 
     def __init__(self, config: SearchConfig) -> None:
-        self.mate_distance_pruning = config.mate_distance_pruning
-        self.check_extension = config.check_extension
-        self.improving = config.improving
-        self.tt_eval = config.tt_eval
-        self.reverse_futility = config.reverse_futility
-        self.reverse_futility_depth = config.reverse_futility_depth
-        self.reverse_futility_margin = config.reverse_futility_margin
-        self.razoring = config.razoring
-        self.razoring_depth = config.razoring_depth
-        self.razoring_margin = config.razoring_margin
-        self.null_move = config.null_move
-        self.null_move_min_depth = config.null_move_min_depth
-        self.null_move_reduction = config.null_move_reduction
-        self.null_move_depth_divisor = config.null_move_depth_divisor
-        self.null_move_eval_max = config.null_move_eval_max
-        self.null_move_eval_divisor = config.null_move_eval_divisor
-        self.internal_iterative_reduction = config.internal_iterative_reduction
-        self.iir_min_depth = config.iir_min_depth
-        self.singular_extensions = config.singular_extensions
-        self.singular_depth = config.singular_depth
-        self.singular_tt_depth = config.singular_tt_depth
-        self.singular_margin = config.singular_margin
-        self.lmr_history = config.lmr_history
-        self.lmr_history_divisor = config.lmr_history_divisor
-        self.probcut = config.probcut
-        self.probcut_depth = config.probcut_depth
-        self.probcut_margin = config.probcut_margin
-        self.correction_history = config.correction_history
-        self.correction_limit = config.correction_limit
-        self.see_pruning = config.see_pruning
-        self.see_pruning_depth = config.see_pruning_depth
-        self.see_quiet_margin = config.see_quiet_margin
-        self.see_capture_margin = config.see_capture_margin
-        self.futility = config.futility
-        self.futility_depth = config.futility_depth
-        self.futility_margin = config.futility_margin
-        self.reduced_futility = config.reduced_futility
-        self.reduced_futility_depth = config.reduced_futility_depth
-        self.reduced_futility_base = config.reduced_futility_base
-        self.reduced_futility_margin = config.reduced_futility_margin
-        self.history_pruning = config.history_pruning
-        self.history_pruning_depth = config.history_pruning_depth
-        self.history_pruning_margin = config.history_pruning_margin
-        self.late_move_pruning = config.late_move_pruning
-        self.late_move_pruning_depth = config.late_move_pruning_depth
-        self.late_move_pruning_base = config.late_move_pruning_base
-        self.late_move_pruning_improving = config.late_move_pruning_improving
-        self.late_move_reductions = config.late_move_reductions
-        self.lmr_min_depth = config.lmr_min_depth
-        self.lmr_min_moves = config.lmr_min_moves
-        self.delta_pruning = config.delta_pruning
-        self.delta_margin = config.delta_margin
-        self.qsearch_see_pruning = config.qsearch_see_pruning
-        self.qsearch_tt = config.qsearch_tt
+        for name in _PARAM_NAMES:
+            setattr(self, name, getattr(config, name))
+
+
+#: SearchParams' fields, read once from its own declarations: a field is declared
+#: there alone (its type) and in SearchConfig (its default, bounds and documentation).
+#: Compiled, the class keeps no annotations but lists its attributes for pickling.
+_PARAM_NAMES: Final = tuple(vars(SearchParams).get("__annotations__") or vars(SearchParams)["__mypyc_attrs__"])
 
 
 def _mvv_lva(board: chess.Board, move: chess.Move) -> int | None:
@@ -465,6 +425,8 @@ class Search:
     move_list: vec[i64]
     statics_by_ply: vec[i64]
     excluded: vec[i64]
+    rows: vec[i64]
+    continuation_on: bool
     see_scratch: vec[i64]
     lmr_table: vec[i64]
     lazy: i64
@@ -529,6 +491,7 @@ class Search:
             raise ValueError("the search memory was made for other [search] settings")
         else:
             memory.ordering.forget_killers()
+            memory.ordering.age()
         self.memory = memory.ordering
         self.correction = memory.correction
         self.move_list = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
@@ -542,6 +505,15 @@ class Search:
         # The move left out at each ply of the current line while singular
         # extensions test whether the table's move is the only good one (0: none).
         self.excluded = vec[i64]([0] * STACK_PLIES)
+        # The continuation-history row of the move made at each ply of the current
+        # line, at ply + 2 (-1: a null move, or continuation history off); the node at
+        # ply reads rows[ply + 1] and rows[ply] (the moves one and two plies up). The
+        # root's own row is the game's last move, its piece on its target square.
+        self.continuation_on = self.memory.use_continuation
+        self.rows = vec[i64]([-1] * (STACK_PLIES + 2))
+        last = previous_move(own)
+        if self.continuation_on and last != 0 and piece_square(own, last >> 6 & 63) >= 0:
+            self.rows[1] = piece_square(own, last >> 6 & 63) * PIECE_SQUARES
         self.lmr_table = vec[i64](list(_reduction_table(config.lmr_base, config.lmr_divisor)))
         # Lazy evaluation in the quiescence search: 0 when off.
         self.lazy = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
@@ -614,7 +586,7 @@ class Search:
         measures: list[RootChoice] = []
         try:
             for rm in self.root_moves[: cfg.root_filter_candidates]:
-                self._make(rm.code)
+                self._make(rm.code, 0)
                 minimax = -self._search(depth - 1, 1, -INFINITE, INFINITE, True, self.board.in_check())
                 scores = [score for score, _ in self._best_replies(depth, cfg.root_filter_replies)]
                 self._unmake()
@@ -637,7 +609,7 @@ class Search:
         (colony training) that need all the scores, not just the best."""
         scored = []
         for rm in self.root_moves:
-            self._make(rm.code)
+            self._make(rm.code, 0)
             score = -self._search(depth - 1, 1, -INFINITE, INFINITE, True, self.board.in_check())
             self._unmake()
             scored.append((rm.move, int(score)))
@@ -649,19 +621,22 @@ class Search:
         opponent first."""
         ranked = []
         for reply in legal_codes(self.board):
-            self._make(reply)
+            self._make(reply, 1)
             ranked.append((int(self._qsearch(2, -INFINITE, INFINITE, self.board.in_check())), reply))
             self._unmake()
         ranked.sort(key=_first)
         scored = []
         for _, reply in ranked[:count]:
-            self._make(reply)
+            self._make(reply, 1)
             scored.append((int(self._search(depth - 2, 2, -INFINITE, INFINITE, True, self.board.in_check())), reply))
             self._unmake()
         scored.sort(key=_first)
         return scored
 
-    def _make(self, code: i64) -> None:
+    def _make(self, code: i64, ply: i64) -> None:
+        """Make *code* at *ply* (the evaluator and the continuation rows follow)."""
+        if self.continuation_on:
+            self.rows[ply + 2] = continuation_row(self.board, code)
         self.board.make(code)
         self.eval.make(self.board)
 
@@ -719,7 +694,7 @@ class Search:
                 self.on_currmove(depth, rm.move, number)
             self.seldepth = 0
             before = self.nodes
-            self._make(rm.code)
+            self._make(rm.code, 0)
             check = self.board.in_check()
             if first:
                 score = -self._search(depth - 1, 1, -beta, -alpha, True, check)
@@ -940,6 +915,7 @@ class Search:
                     p.null_move_reduction + depth // p.null_move_depth_divisor
                     + (gain if gain < p.null_move_eval_max else p.null_move_eval_max)
                 )
+                self.rows[ply + 2] = -1
                 board.make_null()
                 self.eval.make(board)
                 score = -self._search(depth - 1 - null_reduction, ply + 1, -beta, -beta + 1, False, False)
@@ -991,7 +967,8 @@ class Search:
             if p.late_move_pruning_improving and not rising:
                 quiet_limit //= 2
         picker = self.pickers[ply]
-        picker.start(tt_move, previous)
+        rows = self.rows
+        picker.start(tt_move, previous, rows[ply + 1], rows[ply])
         lmr = p.late_move_reductions and depth >= p.lmr_min_depth
         lmr_row = (depth if depth < 63 else 63) * 64
         original_alpha = alpha
@@ -1034,6 +1011,8 @@ class Search:
                     prunable = not see_ge(board, code, -p.see_capture_margin * depth, self.see_scratch)
                 else:
                     prunable = not see_ge_quiet(board, code, -p.see_quiet_margin * depth * depth, self.see_scratch)
+            if self.continuation_on:
+                rows[ply + 2] = continuation_row(board, code)
             board.make(code)
             if not board.was_legal():
                 board.unmake()
@@ -1057,7 +1036,7 @@ class Search:
                         reduction -= 1
                     if p.lmr_history:
                         # A move with a good history is reduced less, a bad one more.
-                        reduction -= memory.history[us << 12 | (code & 4095)] // p.lmr_history_divisor
+                        reduction -= toward_zero(picker.quiet_history(code), p.lmr_history_divisor)
                     if reduction > new_depth - 1:
                         reduction = new_depth - 1
                     if reduction < 0:
@@ -1077,9 +1056,7 @@ class Search:
                     pv[ply] = (int(code),) + pv[ply + 1]
                     if score >= beta:
                         if not tactical:
-                            memory.reward(ply, us, code, depth, previous, quiets_tried)
-                            if memory.use_continuation:
-                                memory.reward_continuation(board, ply, code, depth, previous, quiets_tried)
+                            memory.reward(board, ply, code, depth, previous, quiets_tried, picker.row1, picker.row2)
                         if memory.use_captures:
                             memory.reward_captures(board, ply, code, depth, tactical, captures_tried)
                         break
@@ -1111,7 +1088,7 @@ class Search:
         lower bound 3 plies shallower); else -INFINITE."""
         board = self.board
         picker = self.pickers[ply]
-        picker.start(tt_move, previous)
+        picker.start(tt_move, previous, self.rows[ply + 1], self.rows[ply])
         while True:
             code = picker.next()
             if code == 0 or not picker.tactical:
@@ -1120,6 +1097,8 @@ class Search:
                 return -INFINITE
             if not see_ge(board, code, probcut_beta - static, self.see_scratch):
                 continue
+            if self.continuation_on:
+                self.rows[ply + 2] = continuation_row(board, code)
             board.make(code)
             if not board.was_legal():
                 board.unmake()
