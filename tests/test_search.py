@@ -134,7 +134,7 @@ HISTORY_READERS = ("lmr_history", "history_pruning")
     "switch",
     ["razoring", "improving", "tt_eval", "lazy_eval", "continuation_history", "capture_history", "see_pruning",
      "lmr_history", "probcut", "correction_history", "history_gravity", "qsearch_tt",
-     "reduced_futility", "history_pruning"],
+     "reduced_futility", "history_pruning", "late_move_pruning", "lmr_captures", "lmr_cut_nodes"],
 )
 def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> None:
     """Razoring, the improving rule, the table-sharpened evaluation, lazy evaluation,
@@ -326,6 +326,62 @@ def test_singular_extensions_change_the_tree_and_keep_the_search_right() -> None
     singular.set_option("multipv", 1)
     allowed = [chess.Move.from_uci("d2d3"), chess.Move.from_uci("h2h3")]
     assert singular.think(board, Limits(depth=6, searchmoves=allowed)).move in allowed
+
+
+def _singular_run(settings: dict, depth: int = 8) -> tuple[Search, list[int]]:
+    """A direct search of the Italian with *settings* (singular extensions on), run
+    to *depth*; with the interpreted board, the plies at which a null move was made
+    while that ply's node was a singular test (its table move left out)."""
+    config = config_from_dict({"search": {**SINGULAR["search"], **settings}})
+    search = direct_search(chess.Board(ITALIAN), config, depth=depth)
+    inside: list[int] = []
+    board = search.board
+    original = board.make_null
+
+    def make_null() -> None:
+        ply = board.ply - search.root_ply
+        if search.excluded[ply] != 0:
+            inside.append(ply)
+        original()
+
+    if INTERPRETED:
+        board.make_null = make_null  # type: ignore[method-assign]
+    for _ in search.iterate(depth):
+        pass
+    return search, inside
+
+
+def test_the_singular_test_is_a_clean_search_and_double_extensions_are_capped() -> None:
+    """The singular test's own node (the table's move left out) prunes nothing by
+    its static evaluation: no null move is made there (nodes below it may). Double
+    extensions (far below the test's bound) happen, at most singular_double_max on a
+    line; with the maximum 0, none, and the tree differs."""
+    search, inside = _singular_run({"singular_double_margin": 0, "singular_double_max": 2})
+    assert max(search.doubles) == 2 and inside == []
+    none, _ = _singular_run({"singular_double_margin": 0, "singular_double_max": 0})
+    assert max(none.doubles) == 0 and none.nodes != search.nodes
+    assert search.extension_plies == 16  # extensions stop at twice the iteration's depth
+
+
+def test_late_move_pruning_skips_quiet_moves_unmade() -> None:
+    """[search] late_move_pruning (Stockfish's move-count pruning): past the count
+    of moves (captures included), the quiet moves that do not give check are
+    skipped; the tree shrinks and the mates are still found."""
+    board = chess.Board(ITALIAN)
+    on = searching_engine(config_from_dict({"search": {"late_move_pruning": True}}))
+    off = searching_engine()
+    assert on.think(board, Limits(depth=8)).nodes < off.think(board, Limits(depth=8)).nodes
+    _finds_the_mates(on)
+
+
+def test_cut_nodes_follow_stockfish() -> None:
+    """The null-window child of a late move's reduced search is a cut node, its
+    re-search at full depth is not where the parent was one, a PV node's children
+    are not: with lmr_cut_nodes the tree shrinks (more reduction) and mates stay."""
+    board = chess.Board(ITALIAN)
+    on = searching_engine(config_from_dict({"search": {"lmr_cut_nodes": True}}))
+    assert on.think(board, Limits(depth=8)).nodes < searching_engine().think(board, Limits(depth=8)).nodes
+    _finds_the_mates(on)
 
 
 def test_prefers_mate_to_stalemate() -> None:

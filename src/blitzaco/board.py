@@ -550,6 +550,61 @@ class Board:
         self.checks[self.ply] = IN_CHECK if check else NOT_IN_CHECK
         return check
 
+    def gives_check(self, move: i64) -> bool:
+        """Whether pseudo-legal *move* gives check, without making it: the moved
+        piece's attack on the king from its target square, or a slider's attack
+        uncovered through the square it left. Castling, en passant and promotions
+        (rare) are made and unmade."""
+        squares = self.squares
+        frm = SQ120[move & 63]
+        to = SQ120[move >> 6 & 63]
+        piece = squares[frm]
+        kind = piece & 7
+        if (move >> 12 != 0 or self.is_castle(move)
+                or (kind == PAWN and squares[to] == EMPTY and (move >> 6 & 63) == self.ep)):
+            self.make(move)
+            check = self.in_check()
+            self.unmake()
+            return check
+        us = self.side
+        king = self.kings[us ^ 1]
+        if kind == PAWN:
+            ahead = to + NORTH if us == WHITE else to - NORTH
+            if king == ahead - 1 or king == ahead + 1:
+                return True
+        elif kind == KNIGHT:
+            for i in range(8):
+                if to + KNIGHT_STEPS[i] == king:
+                    return True
+        elif kind != KING:
+            step = LINE_STEP[king - to + 77]
+            diagonal = step == 9 or step == -9 or step == 11 or step == -11
+            if step != 0 and (kind == QUEEN or (kind == BISHOP) == diagonal):
+                square = to + step
+                while square != king and (squares[square] == EMPTY or square == frm):
+                    square += step
+                if square == king:
+                    return True
+        # Discovered: the square left was the only piece between the king and a slider.
+        step = LINE_STEP[frm - king + 77]
+        if step == 0 or LINE_STEP[to - king + 77] == step:
+            return False
+        square = king + step
+        while squares[square] == EMPTY:
+            square += step
+        if square != frm:
+            return False
+        square += step
+        while squares[square] == EMPTY:
+            square += step
+        other = squares[square]
+        mark = us << 3
+        if other == QUEEN | mark:
+            return True
+        if step == 1 or step == -1 or step == NORTH or step == -NORTH:
+            return other == ROOK | mark
+        return other == BISHOP | mark
+
     def was_legal(self) -> bool:
         """After :meth:`make`: whether the move left the mover's king safe. When the
         mover is known not to have been in check before and the move is an ordinary

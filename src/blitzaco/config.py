@@ -326,7 +326,10 @@ class SearchConfig:
         lo=1,
         hi=100000,
     )
-    check_extension: bool = _param("Search one ply deeper when the side to move is in check.")
+    check_extension: bool = _param(
+        "Search one ply deeper when the side to move is in check (as every extension, only at plies below "
+        "twice the iteration's depth)."
+    )
     mate_distance_pruning: bool = _param("Cut lines that cannot beat a mate already found nearer the root.")
     null_move: bool = _param(
         "Null-move pruning: pass, search shallower, and cut if the position still holds (never with only king "
@@ -389,8 +392,15 @@ class SearchConfig:
     razoring_margin: int = _param("Razoring margin per ply of depth (centipawns).", lo=0, hi=10000)
     improving: bool = _param(
         "Whether the side to move's static evaluation rose since its previous move (two plies up) shapes the "
-        "pruning: reverse futility prunes one ply's margin sooner when it rose, and late moves are reduced one "
-        "ply more at non-PV nodes when it did not."
+        "pruning: reverse futility prunes one ply's margin sooner when it rose, and a late quiet move whose "
+        "table reduction is at least improving_reduction_min plies is reduced one ply more when it did not "
+        "(Stockfish's rule: only the large reductions)."
+    )
+    improving_reduction_min: int = _param(
+        "With improving: the smallest table reduction (before the other adjustments) that a fall of the "
+        "static evaluation adds a ply to (plies).",
+        lo=0,
+        hi=100,
     )
     tt_eval: bool = _param(
         "The table's score sharpens the static evaluation that the pruning rules read (reverse futility, "
@@ -398,15 +408,21 @@ class SearchConfig:
         "replaces it there (never a mate or tablebase score). The improving rule keeps the static evaluation."
     )
     late_move_pruning: bool = _param(
-        "Late-move pruning: at shallow depth skip the quiet moves that come after the first "
-        "late_move_pruning_base + depth^2."
+        "Late-move pruning (Stockfish's move-count pruning), at non-PV nodes not in check up to "
+        "late_move_pruning_depth: from the (late_move_pruning_base + depth^2)-th move of a node on (every "
+        "move counts, captures too), the quiet moves are skipped before they are made, unless they give check "
+        "(not with only king and pawns, nor before a move has a score)."
     )
     late_move_pruning_depth: int = _param("Largest depth where late-move pruning applies (plies).", lo=0, hi=100)
-    late_move_pruning_base: int = _param("Quiet moves always searched before late-move pruning (moves).", lo=0, hi=1000)
+    late_move_pruning_base: int = _param(
+        "Moves always searched before late-move pruning, less depth^2 (moves).",
+        lo=0,
+        hi=1000,
+    )
     late_move_pruning_improving: bool = _param(
         "With late-move pruning: where the static evaluation has not risen since this side's previous move "
-        "(the improving rule's test, made for this whatever improving says), only half as many quiet moves are "
-        "searched (Stockfish's rule)."
+        "(the improving rule's test, made for this whatever improving says), half as many moves are searched "
+        "before the quiet ones are skipped (Stockfish's rule)."
     )
     late_move_reductions: bool = _param(
         "Late-move reductions: quiet moves late in the order are first searched shallower, by "
@@ -422,14 +438,32 @@ class SearchConfig:
         "refuted others is reduced less, one that failed more)."
     )
     lmr_history_divisor: int = _param("History per ply of reduction (history units).", lo=1, hi=1 << 30)
+    lmr_captures: bool = _param(
+        "Late-move reductions for captures too at non-PV nodes: a late capture is reduced a ply less than a "
+        "quiet move would be, and (with lmr_history and capture_history) by its capture history as a quiet "
+        "move by its history."
+    )
+    lmr_cut_nodes: bool = _param(
+        "At a cut node (a null-window node expected to fail high: the reduced search of a late move and every "
+        "other level below it, as Stockfish's cutNode), late moves are reduced lmr_cut_node_reduction plies "
+        "more."
+    )
+    lmr_cut_node_reduction: int = _param(
+        "The extra reduction at cut nodes (plies).",
+        lo=0,
+        hi=100,
+    )
     internal_iterative_reduction: bool = _param("Search one ply shallower where the table has no move to try first.")
     iir_min_depth: int = _param("Smallest depth where internal iterative reduction applies (plies).", lo=1, hi=100)
     singular_extensions: bool = _param(
-        "Singular extensions: where the table's move holds a lower bound from nearly as deep a search, the other "
-        "moves are searched at half the depth against that score less singular_margin per ply; if none reaches "
-        "it, the table's move is the only good one and is searched a ply deeper; if that reduced bound already "
-        "holds beta, the node is cut (multi-cut); if the table's score holds beta, the move is searched a ply "
-        "shallower instead (Stockfish's rule, its numbers ours)."
+        "Singular extensions: where the table's move holds a lower bound from nearly as deep a search, the "
+        "other moves are searched at half the depth against that score less singular_margin per ply (a clean "
+        "test: no table cut, no static-evaluation pruning, no stored result); if none reaches it, the table's "
+        "move is the only good one and is searched a ply deeper, two at non-PV nodes when they stay "
+        "singular_double_margin below (at most singular_double_max times on a line); if that reduced bound "
+        "already holds beta, the node is cut (multi-cut); if the table's score holds beta, the move is "
+        "searched a ply shallower instead (Stockfish's rule, its numbers ours). Extensions stop at twice the "
+        "iteration's depth."
     )
     singular_depth: int = _param("Smallest depth where a move is tested for being singular (plies).", lo=3, hi=100)
     singular_tt_depth: int = _param(
@@ -437,6 +471,16 @@ class SearchConfig:
     )
     singular_margin: int = _param(
         "How far below the table's score, per ply of depth, the other moves must stay (centipawns).", lo=0, hi=1000
+    )
+    singular_double_margin: int = _param(
+        "How far below the test's bound the other moves must stay for a double extension (centipawns).",
+        lo=0,
+        hi=10000,
+    )
+    singular_double_max: int = _param(
+        "Most double extensions on one line from the root (extensions).",
+        lo=0,
+        hi=100,
     )
     probcut: bool = _param(
         "ProbCut: at non-PV nodes from probcut_depth, a capture whose static exchange reaches beta + probcut_margin "

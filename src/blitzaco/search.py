@@ -67,6 +67,7 @@ from blitzaco.movepick import (
     SEE_VALUE,
     MovePicker,
     OrderingMemory,
+    capture_index,
     continuation_row,
     pick,
     piece_square,
@@ -288,6 +289,12 @@ class SearchParams:
     singular_depth: i64
     singular_tt_depth: i64
     singular_margin: i64
+    singular_double_margin: i64
+    singular_double_max: i64
+    improving_reduction_min: i64
+    lmr_captures: bool
+    lmr_cut_nodes: bool
+    lmr_cut_node_reduction: i64
     lmr_history: bool
     lmr_history_divisor: i64
     probcut: bool
@@ -425,6 +432,8 @@ class Search:
     move_list: vec[i64]
     statics_by_ply: vec[i64]
     excluded: vec[i64]
+    doubles: vec[i64]
+    extension_plies: i64
     rows: vec[i64]
     continuation_on: bool
     see_scratch: vec[i64]
@@ -505,6 +514,10 @@ class Search:
         # The move left out at each ply of the current line while singular
         # extensions test whether the table's move is the only good one (0: none).
         self.excluded = vec[i64]([0] * STACK_PLIES)
+        # Double extensions (singular_double_margin) on the current line up to each ply.
+        self.doubles = vec[i64]([0] * (STACK_PLIES + 1))
+        # Extensions apply only at plies below this: twice the iteration's depth.
+        self.extension_plies = 2 * MAX_DEPTH
         # The continuation-history row of the move made at each ply of the current
         # line, at ply + 2 (-1: a null move, or continuation history off); the node at
         # ply reads rows[ply + 1] and rows[ply] (the moves one and two plies up). The
@@ -540,6 +553,7 @@ class Search:
             if skip is not None and skip(depth):
                 continue
             self._depth = depth
+            self.extension_plies = 2 * depth
             for root_move in self.root_moves:
                 root_move.previous_score = root_move.score
                 root_move.nodes = 0
@@ -699,7 +713,7 @@ class Search:
             if first:
                 score = -self._search(depth - 1, 1, -beta, -alpha, True, check)
             else:
-                score = -self._search(depth - 1, 1, -alpha - 1, -alpha, True, check)
+                score = -self._search(depth - 1, 1, -alpha - 1, -alpha, True, check, True)
                 if alpha < score < beta:
                     score = -self._search(depth - 1, 1, -beta, -alpha, True, check)
             self._unmake()
@@ -815,10 +829,13 @@ class Search:
         self.tbhits += 1
         return tablebase_score(wdl, ply)
 
-    def _search(self, depth: i64, ply: i64, alpha: i64, beta: i64, allow_null: bool, in_check: bool) -> i64:
+    def _search(self, depth: i64, ply: i64, alpha: i64, beta: i64, allow_null: bool, in_check: bool,
+                cut_node: bool = False) -> i64:
         """The score of the current position within (*alpha*, *beta*), *depth* plies
         deep, *ply* plies from the root. *in_check*: whether the side to move is in
-        check (the caller knows it)."""
+        check (the caller knows it). *cut_node*: a null-window node expected to fail
+        high (Stockfish's cutNode: the reduced search of a late move, and every other
+        level below it), where ``lmr_cut_nodes`` reduces more."""
         if depth <= 0:
             return self._qsearch(ply, alpha, beta, in_check)
         self._count_node()
@@ -852,7 +869,10 @@ class Search:
                 beta = MATE - ply - 1
             if alpha >= beta:
                 return alpha
-        if in_check and p.check_extension:
+        # Extensions only within twice the iteration's depth, so that stacked
+        # extensions cannot hold the search in one line.
+        extend = ply < self.extension_plies
+        if in_check and p.check_extension and extend:
             depth += 1
 
         key = board.key
@@ -875,8 +895,7 @@ class Search:
             correction_index = self._correction_index(board)
             static += self.correction[correction_index] // CORRECTION_GRAIN
         improving: i64 = 0
-        lmr_extra: i64 = 0
-        rising = True  # the improving test, for late-move pruning's count
+        rising = True  # the improving test, for late-move pruning's count and the reductions
         if p.improving or p.late_move_pruning_improving:
             # Has the static evaluation risen since this side's previous move? In
             # check static is -INFINITE (not improving); an unknown earlier value is
@@ -886,14 +905,14 @@ class Search:
             rising = static > (statics[ply - 2] if ply >= 2 else -INFINITE)
             if p.improving:
                 improving = 1 if rising else 0
-                lmr_extra = 0 if rising or pv_node else 1
         if p.tt_eval and entry != 0 and not in_check:
             # A bound from an earlier search of this position says more than the
             # static evaluation does: the pruning rules below read it instead.
             stored = entry_score(entry)
             if _says_more(entry_bound(entry), stored, static):
                 static = stored
-        if not pv_node and not in_check and -MATE_BOUND < beta < MATE_BOUND:
+        if not pv_node and not in_check and excluded == 0 and -MATE_BOUND < beta < MATE_BOUND:
+            # (Not in a singular extension's test: its window is the test's own.)
             # Reverse futility: far enough above beta that no quiet line falls below it.
             if (
                 p.reverse_futility
@@ -918,7 +937,7 @@ class Search:
                 self.rows[ply + 2] = -1
                 board.make_null()
                 self.eval.make(board)
-                score = -self._search(depth - 1 - null_reduction, ply + 1, -beta, -beta + 1, False, False)
+                score = -self._search(depth - 1 - null_reduction, ply + 1, -beta, -beta + 1, False, False, not cut_node)
                 self._unmake()
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
@@ -928,15 +947,16 @@ class Search:
                 and -MATE_BOUND < beta < MATE_BOUND):
             probcut_beta = beta + p.probcut_margin
             if not (entry != 0 and entry_depth(entry) >= depth - 3 and entry_score(entry) < probcut_beta):
-                probed = self._probcut(depth, ply, probcut_beta, static, tt_move, previous)
+                probed = self._probcut(depth, ply, probcut_beta, static, tt_move, previous, cut_node)
                 if probed >= probcut_beta:
                     return probed
 
-        if p.internal_iterative_reduction and tt_move == 0 and depth >= p.iir_min_depth:
+        if p.internal_iterative_reduction and tt_move == 0 and excluded == 0 and depth >= p.iir_min_depth:
             depth -= 1
 
         extension: i64 = 0  # for the table's move
-        if (p.singular_extensions and excluded == 0 and tt_move != 0 and depth >= p.singular_depth
+        doubles = self.doubles  # double extensions on the line to each ply
+        if (p.singular_extensions and extend and excluded == 0 and tt_move != 0 and depth >= p.singular_depth
                 and entry_bound(entry) != UPPER and entry_depth(entry) >= depth - p.singular_tt_depth):
             tt_score = entry_score(entry)
             if -TB_BOUND < tt_score < TB_BOUND:
@@ -944,11 +964,15 @@ class Search:
                 # less a margin, searched at half the depth?
                 singular_beta = tt_score - p.singular_margin * depth
                 self.excluded[ply] = tt_move
-                score = self._search((depth - 1) // 2, ply, singular_beta - 1, singular_beta, False, in_check)
+                score = self._search((depth - 1) // 2, ply, singular_beta - 1, singular_beta, False, in_check,
+                                     cut_node)
                 self.excluded[ply] = 0
                 pv[ply] = ()
                 if score < singular_beta:
                     extension = 1
+                    if (not pv_node and score < singular_beta - p.singular_double_margin
+                            and doubles[ply] < p.singular_double_max):
+                        extension = 2  # far below: the only move by a distance
                 elif singular_beta >= beta:
                     return singular_beta  # multi-cut: another move holds beta too
                 elif tt_score >= beta:
@@ -961,21 +985,28 @@ class Search:
         )
         reduced_futile = prune_quiets and p.reduced_futility
         history_prune = prune_quiets and p.history_pruning and depth <= p.history_pruning_depth
-        quiet_limit: i64 = NO_LIMIT
-        if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth:
-            quiet_limit = p.late_move_pruning_base + depth * depth
+        # Late-move pruning (Stockfish's move-count pruning): from the
+        # move_limit-th move on (every move counts), the quiet moves that do not give
+        # check are skipped unmade; half as many with late_move_pruning_improving
+        # where the static evaluation has not risen.
+        move_limit: i64 = NO_LIMIT
+        if prune_quiets and p.late_move_pruning and depth <= p.late_move_pruning_depth and self._has_pieces(us):
+            move_limit = p.late_move_pruning_base + depth * depth
             if p.late_move_pruning_improving and not rising:
-                quiet_limit //= 2
+                move_limit //= 2
+        need_history = history_prune or p.lmr_history
         picker = self.pickers[ply]
         rows = self.rows
         picker.start(tt_move, previous, rows[ply + 1], rows[ply])
         lmr = p.late_move_reductions and depth >= p.lmr_min_depth
+        lmr_captures = lmr and p.lmr_captures
         lmr_row = (depth if depth < 63 else 63) * 64
         original_alpha = alpha
         best: i64 = -INFINITE
         best_code: i64 = 0
         best_tactical = False
         searched: i64 = 0
+        move_count: i64 = 0  # moves reached, pruned ones included
         quiets_tried: i64 = 0
         captures_tried: i64 = 0
         memory = self.memory
@@ -988,9 +1019,9 @@ class Search:
             if code == excluded:
                 continue
             tactical = picker.tactical
-            prunable = (
-                not tactical and searched > 0 and best > -MATE_BOUND and (futile or quiets_tried >= quiet_limit)
-            )
+            move_count += 1
+            move_history: i64 = picker.quiet_history(code) if need_history and not tactical else 0
+            prunable = not tactical and best > -MATE_BOUND and (futile or move_count >= move_limit)
             if reduced_futile and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
                 # Futility at the depth the move would be searched at after its reduction.
                 number = searched + 1
@@ -1001,9 +1032,7 @@ class Search:
             if history_prune and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
                 # History pruning: a quiet move that has mostly failed where it was tried
                 # (the table move, tried first, is never here).
-                prunable = (
-                    not picker.is_special(code) and picker.quiet_history(code) < -p.history_pruning_margin * depth
-                )
+                prunable = not picker.is_special(code) and move_history < -p.history_pruning_margin * depth
             if see_prune and not prunable and searched > 0 and best > -MATE_BOUND:
                 # SEE pruning: at shallow depth, a move that loses more than a margin
                 # by static exchange is skipped unless it gives check.
@@ -1013,37 +1042,62 @@ class Search:
                     prunable = not see_ge_quiet(board, code, -p.see_quiet_margin * depth * depth, self.see_scratch)
             if self.continuation_on:
                 rows[ply + 2] = continuation_row(board, code)
+            if prunable and not board.gives_check(code):
+                continue  # pruned unmade: only a move that gives check is searched after all
+            capture_history: i64 = 0
+            if tactical and lmr_captures and memory.use_captures:
+                capture_history = memory.captures[capture_index(board, code)]
             board.make(code)
             if not board.was_legal():
                 board.unmake()
+                move_count -= 1
                 continue
             gives_check = board.in_check()
-            if prunable and not gives_check:
-                board.unmake()
-                continue
             self.eval.make(board)
             searched += 1
-            new_depth = depth - 1 + extension if code == tt_move else depth - 1
+            new_depth = depth - 1
+            if code == tt_move:
+                new_depth += extension
+                if extension >= 2:
+                    doubles[ply + 1] = doubles[ply] + 1
+                else:
+                    doubles[ply + 1] = doubles[ply]
+            else:
+                doubles[ply + 1] = doubles[ply]
             if searched == 1:
-                score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check)
+                score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check,
+                                      False if pv_node else not cut_node)
             else:
                 reduction: i64 = 0
-                if lmr and not tactical and not in_check and not gives_check and searched > p.lmr_min_moves:
-                    reduction = self.lmr_table[lmr_row + (searched if searched < 63 else 63)] + lmr_extra
-                    if pv_node:
+                if (lmr and not in_check and not gives_check and searched > p.lmr_min_moves
+                        and (not tactical or (lmr_captures and not pv_node))):
+                    table_reduction = self.lmr_table[lmr_row + (searched if searched < 63 else 63)]
+                    reduction = table_reduction
+                    if tactical:
+                        # A capture is reduced a ply less than a quiet move, and by its
+                        # capture history as a quiet move by its history.
                         reduction -= 1
-                    if picker.is_special(code):
-                        reduction -= 1
-                    if p.lmr_history:
-                        # A move with a good history is reduced less, a bad one more.
-                        reduction -= toward_zero(picker.quiet_history(code), p.lmr_history_divisor)
+                        if p.lmr_history:
+                            reduction -= toward_zero(capture_history, p.lmr_history_divisor)
+                    else:
+                        if p.improving and not rising and table_reduction >= p.improving_reduction_min:
+                            reduction += 1  # a large reduction where this side's evaluation fell
+                        if pv_node:
+                            reduction -= 1
+                        if picker.is_special(code):
+                            reduction -= 1
+                        if p.lmr_history:
+                            # A move with a good history is reduced less, a bad one more.
+                            reduction -= toward_zero(move_history, p.lmr_history_divisor)
+                    if p.lmr_cut_nodes and cut_node:
+                        reduction += p.lmr_cut_node_reduction
                     if reduction > new_depth - 1:
                         reduction = new_depth - 1
                     if reduction < 0:
                         reduction = 0
-                score = -self._search(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True, gives_check)
+                score = -self._search(new_depth - reduction, ply + 1, -alpha - 1, -alpha, True, gives_check, True)
                 if score > alpha and reduction != 0:
-                    score = -self._search(new_depth, ply + 1, -alpha - 1, -alpha, True, gives_check)
+                    score = -self._search(new_depth, ply + 1, -alpha - 1, -alpha, True, gives_check, not cut_node)
                 if alpha < score < beta:
                     score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check)
             self._unmake()
@@ -1081,7 +1135,8 @@ class Search:
             self._correct(correction_index, best - raw_static, depth)
         return best
 
-    def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64, previous: i64) -> i64:
+    def _probcut(self, depth: i64, ply: i64, probcut_beta: i64, static: i64, tt_move: i64, previous: i64,
+                 cut_node: bool) -> i64:
         """ProbCut: a capture whose static exchange already reaches *probcut_beta*
         over the static evaluation, and that holds it in a quiescence search and then
         a search 4 plies shallower, makes this node fail high (its score, stored as a
@@ -1107,7 +1162,8 @@ class Search:
             self.eval.make(board)
             score = -self._qsearch(ply + 1, -probcut_beta, -probcut_beta + 1, gives_check)
             if score >= probcut_beta:
-                score = -self._search(depth - 4, ply + 1, -probcut_beta, -probcut_beta + 1, True, gives_check)
+                score = -self._search(depth - 4, ply + 1, -probcut_beta, -probcut_beta + 1, True, gives_check,
+                                      not cut_node)
             self._unmake()
             if score >= probcut_beta:
                 self.table.put(board.key, code, _table_score(score, ply), depth - 3, LOWER)

@@ -6,7 +6,8 @@ properties.
 passant and promotions) on both boards in step and, in every position, compares the
 legal moves, the split into noisy and quiet moves, check, the key (against one
 computed from the python-chess board, and Polyglot's in standard chess), insufficient
-material, the position written back as FEN, and the table-move test; for every legal
+material, the position written back as FEN, the table-move test and whether each legal move
+gives check (:meth:`Board.gives_check`, unmade); for every legal
 move it makes the move, compares the key with one computed from scratch and the
 reported changes (:attr:`Board.dirty`) with the change of the piece map, unmakes it
 and compares the whole state with what it was. Any difference raises
@@ -146,6 +147,11 @@ def check_position(board: Board, reference: chess.Board, pool: list[int], rng: r
             raise fail(f"is_pseudo_legal({code}) is wrong")
     before = snapshot(board)
     pieces = piece_map(board)
+    for move in reference.legal_moves:
+        if board.gives_check(code_of(move)) != reference.gives_check(move):
+            raise fail(f"gives_check({move}) is wrong")
+    if snapshot(board) != before:
+        raise fail("gives_check changed the board")
     for code in legal:
         board.make(code)
         if board.key != board.compute_key():
