@@ -74,6 +74,9 @@ def test_sprt_bounds_and_decisions() -> None:
     assert sprt.verdict(Penta([0, 5, 50, 100, 45])) == "H1"
     assert sprt.verdict(Penta([45, 100, 50, 5, 0])) == "H0"
     assert sprt.verdict(Penta([1, 2, 3, 2, 1])) is None
+    # a handful of pairs never decides, however lopsided (their variance is no estimate)
+    assert sprt.llr(Penta([0, 0, 0, 1, 0])) > upper and sprt.verdict(Penta([0, 0, 0, 1, 0])) is None
+    assert sprt.verdict(Penta([0, 0, 0, 0, 19])) is None and sprt.verdict(Penta([0, 0, 0, 0, 20])) == "H1"
     # the LLR grows with evidence in favour of H1
     assert sprt.llr(Penta([0, 10, 20, 12, 0])) < sprt.llr(Penta([0, 10, 20, 30, 0]))
 

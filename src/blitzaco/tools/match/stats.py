@@ -32,6 +32,9 @@ __all__ = [
 Z95 = 1.959963984540054
 #: Count given to empty pentanomial bins when computing the LLR (as fishtest does).
 SPRT_PRIOR = 1e-3
+#: Pairs before the SPRT may decide: the variance of a handful of pairs is no
+#: estimate (one pair of a win and a draw gives an LLR of 7.2 for H1 of +20).
+SPRT_MIN_PAIRS = 20
 
 
 def score_from_elo(elo: float) -> float:
@@ -126,7 +129,9 @@ class Sprt:
         return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 
     def verdict(self, penta: Penta) -> str | None:
-        """"H0", "H1" or None while undecided."""
+        """"H0", "H1" or None while undecided (always before SPRT_MIN_PAIRS pairs)."""
+        if penta.pairs < SPRT_MIN_PAIRS:
+            return None
         lower, upper = self.bounds()
         value = self.llr(penta)
         if value <= lower:
