@@ -20,7 +20,7 @@ import chess
 import pytest
 from recorder import Recorder
 
-from blitzaco.board import INTERPRETED, WHITE, Board, compute_key, unsigned_key
+from blitzaco.board import INTERPRETED, WHITE, Board, compute_key, legal_codes, unsigned_key
 from blitzaco.config import Config, SearchConfig, config_from_dict
 from blitzaco.engine import Engine
 from blitzaco.movepick import toward_zero
@@ -45,7 +45,17 @@ from blitzaco.search import (
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Limits, SearchControl, time_budget
 from blitzaco.tools.boardcheck import table_check
-from blitzaco.tt import ENTRY_BYTES, EXACT, LOWER, TranspositionTable, entry_bound, entry_depth, entry_score
+from blitzaco.tt import (
+    ENTRY_BYTES,
+    EXACT,
+    LOWER,
+    NO_EVAL,
+    TranspositionTable,
+    entry_bound,
+    entry_depth,
+    entry_eval,
+    entry_score,
+)
 from blitzaco.turn import ThinkResult, Turn
 
 #: A quiet middlegame position many tests search.
@@ -382,6 +392,42 @@ def test_cut_nodes_follow_stockfish() -> None:
     on = searching_engine(config_from_dict({"search": {"lmr_cut_nodes": True}}))
     assert on.think(board, Limits(depth=8)).nodes < searching_engine().think(board, Limits(depth=8)).nodes
     _finds_the_mates(on)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="counts the interpreted search's evaluations")
+@pytest.mark.parametrize("nn", [True, False])
+def test_the_table_keeps_the_static_evaluation_and_the_tree_is_the_same(nn: bool) -> None:
+    """A node whose position the table holds takes the static evaluation from the
+    entry instead of computing it again: the same tree node for node (with the
+    network and with the classical evaluation's lazy quiescence), far fewer
+    evaluations; the stored number is the evaluation's."""
+    config = config_from_dict({"eval": {"nn": {"enabled": nn}}})
+    counts = []
+    for cache in (False, True):
+        search = direct_search(chess.Board(ITALIAN), config, depth=7)
+        search.cache_eval = cache
+        evaluate = search._evaluate
+        calls = [0]
+
+        def counted(board: Board, evaluate=evaluate, calls=calls) -> int:  # type: ignore[no-untyped-def]
+            calls[0] += 1
+            return evaluate(board)
+
+        search._evaluate = counted  # type: ignore[method-assign]
+        for _ in search.iterate(7):
+            pass
+        counts.append((search.nodes, calls[0]))
+        known = 0
+        for code in legal_codes(search.board):  # the root's children: each stored number is the evaluation's
+            search._make(code, 0)
+            entry = search.table.find(search.board.key)
+            if entry != 0 and entry_eval(entry) != NO_EVAL:
+                known += 1
+                assert entry_eval(entry) == evaluate(search.board)
+            search._unmake()
+        assert known > 10
+    (nodes, plain), (cached_nodes, cached) = counts
+    assert cached_nodes == nodes and cached < plain * 0.8, counts
 
 
 def test_prefers_mate_to_stalemate() -> None:

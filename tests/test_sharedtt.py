@@ -200,3 +200,27 @@ def test_processes_writing_the_same_slots_never_read_a_mixed_entry(table: Shared
     for hits, bad in results:
         assert int(hits) > 0
         assert int(bad) == 0
+
+
+@pytest.mark.parametrize("kind", ["own", "shared"])
+def test_an_entry_keeps_the_static_evaluation(kind: str, table: SharedTranspositionTable) -> None:
+    """The static evaluation packed beside the score: every other field intact,
+    +-2047 kept, beyond that none (the search evaluates again), and a store of the
+    same position without one keeps the one it had; another position's store does
+    not inherit it. Both tables, the process's own and the shared one."""
+    from blitzaco.tt import NO_EVAL, entry_eval, entry_score
+
+    target = table if kind == "shared" else TranspositionTable(1)
+    target.allocate()
+    for static in (-2047, -1, 0, 1, 2047, 2048, -2048, NO_EVAL):
+        for score in (-32001, 0, 32001):
+            data = pack_entry(77, score, 200, UPPER, 255, static)
+            assert entry_score(data) == score and data > 0
+            assert entry_eval(data) == (static if -2048 < static < 2048 else NO_EVAL)
+    target.put(5, 11, 30, 4, EXACT, -321)
+    target.put(5, 0, 40, 6, LOWER)  # the same position, no evaluation: keeps -321 (and the move)
+    entry = target.find(5)
+    assert (entry_eval(entry), entry_score(entry), entry & 0xFFFF) == (-321, 40, 11)
+    other = 5 + len(target)  # the same slot, another position
+    target.put(other, 0, 10, 9, EXACT)
+    assert target.find(5) == 0 and entry_eval(target.find(other)) == NO_EVAL

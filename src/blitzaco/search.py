@@ -84,7 +84,18 @@ from blitzaco.pheromone import Trails
 from blitzaco.probe import Probe
 from blitzaco.static_eval import StaticEval
 from blitzaco.timeman import Poll
-from blitzaco.tt import EXACT, LOWER, UPPER, TranspositionTable, entry_bound, entry_depth, entry_move, entry_score
+from blitzaco.tt import (
+    EXACT,
+    LOWER,
+    NO_EVAL,
+    UPPER,
+    TranspositionTable,
+    entry_bound,
+    entry_depth,
+    entry_eval,
+    entry_move,
+    entry_score,
+)
 
 if INTERPRETED and not TYPE_CHECKING:  # lists stand in for librt's vec (see board.py)
     from blitzaco.board import vec  # noqa: F811
@@ -445,6 +456,7 @@ class Search:
     tb_limit: i64
     extras_on: bool
     spectral_on: bool
+    cache_eval: bool
 
     def __init__(self, board: chess.Board, plan: SearchPlan) -> None:
         """A search of *board* (with as much of its game as repetition detection
@@ -491,6 +503,7 @@ class Search:
         # node, the spectral and pheromone bonus on top of the evaluator's score.
         self.spectral_on = static.per_node
         self.extras_on = static.extra_terms()
+        self.cache_eval = not self.spectral_on and not self.extras_on
         # Ordering memory and correction history: fresh for every search, or the
         # game's (plan.memory, with [search] keep_memory) less its killers.
         memory = plan.memory
@@ -780,6 +793,16 @@ class Search:
             score += self.static.extras(board.side == WHITE, unsigned_key(board.key))
         return score
 
+    def _static(self, board: Board, entry: i64) -> i64:
+        """:meth:`_evaluate`, or the static evaluation the table's *entry* (0: none)
+        holds for this position: the same number without computing it (not with a
+        spectral or pheromone term, which may depend on the node)."""
+        if entry != 0 and self.cache_eval:
+            stored = entry_eval(entry)
+            if stored != NO_EVAL:
+                return stored
+        return self._evaluate(board)
+
     def _correction_index(self, board: Board) -> i64:
         return board.side * CORRECTION_SIZE + (board.pawn_key & (CORRECTION_SIZE - 1))
 
@@ -888,7 +911,7 @@ class Search:
         us = board.side
         if self.spectral_on:
             self.static.enter(board, ply, depth)
-        static: i64 = -INFINITE if in_check else self._evaluate(board)
+        static: i64 = -INFINITE if in_check else self._static(board, entry)
         raw_static = static
         correction_index: i64 = 0
         if p.correction_history and not in_check:
@@ -1127,7 +1150,7 @@ class Search:
         if excluded != 0:
             return best  # a test without the table's move: not this position's score
         bound = LOWER if best >= beta else EXACT if best > original_alpha else UPPER
-        self.table.put(key, best_code, _table_score(best, ply), depth, bound)
+        self.table.put(key, best_code, _table_score(best, ply), depth, bound, NO_EVAL if in_check else raw_static)
         if (p.correction_history and not in_check and not best_tactical and -TB_BOUND < best < TB_BOUND
                 and not (bound == LOWER and best <= raw_static) and not (bound == UPPER and best >= raw_static)):
             # What the search found says the static evaluation was wrong by this
@@ -1192,6 +1215,7 @@ class Search:
         tt_move: i64 = 0
         tt_score: i64 = 0
         tt_bound: i64 = 0
+        raw: i64 = NO_EVAL  # the static evaluation, where computed, for the table
         if p.qsearch_tt:
             key = board.key
             entry = self.table.find(key)
@@ -1215,15 +1239,20 @@ class Search:
                 quick = self.eval.material_and_tables(board) + correction
                 if quick - lazy >= beta:
                     return quick - lazy
-                best = quick + lazy if quick + lazy <= alpha else self._evaluate(board) + correction
+                if quick + lazy <= alpha:
+                    best = quick + lazy
+                else:
+                    raw = self._static(board, entry)
+                    best = raw + correction
             else:
-                best = self._evaluate(board) + correction
+                raw = self._static(board, entry)
+                best = raw + correction
             if entry != 0 and _says_more(tt_bound, tt_score, best):
                 best = tt_score  # an earlier search of this position says more than the evaluation
             stand_pat = best
             if best >= beta:
                 if p.qsearch_tt:
-                    self._store_quiescence(key, entry, 0, best, ply, LOWER)
+                    self._store_quiescence(key, entry, 0, best, ply, LOWER, raw)
                 return best
             if best > alpha:
                 alpha = best
@@ -1266,11 +1295,13 @@ class Search:
         if best == -INFINITE:  # in check, and no evasion (or none legal)
             return -MATE + ply
         if p.qsearch_tt:
-            self._store_quiescence(key, entry, best_code, best, ply, LOWER if best >= beta else UPPER)
+            self._store_quiescence(key, entry, best_code, best, ply, LOWER if best >= beta else UPPER, raw)
         return best
 
-    def _store_quiescence(self, key: i64, entry: i64, code: i64, score: i64, ply: i64, bound: i64) -> None:
-        """Store a quiescence result at depth 0, unless the table holds a deeper
-        search of the same position (*entry*: what the node found there)."""
+    def _store_quiescence(self, key: i64, entry: i64, code: i64, score: i64, ply: i64, bound: i64,
+                          raw: i64) -> None:
+        """Store a quiescence result at depth 0 with the position's static evaluation
+        (*raw*, or NO_EVAL), unless the table holds a deeper search of the same
+        position (*entry*: what the node found there)."""
         if entry == 0 or entry_depth(entry) == 0:
-            self.table.put(key, code, _table_score(score, ply), 0, bound)
+            self.table.put(key, code, _table_score(score, ply), 0, bound, raw)

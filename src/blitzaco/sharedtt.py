@@ -39,7 +39,7 @@ from typing import Final
 from mypy_extensions import i64
 
 from blitzaco.shm import SharedBlock, attach_block, create_block
-from blitzaco.tt import ENTRY_BYTES, TranspositionTable, entry_generation, pack_entry, replacement
+from blitzaco.tt import ENTRY_BYTES, NO_EVAL, TranspositionTable, entry_generation, pack_entry, replacement
 
 __all__ = ["SharedTranspositionTable", "SHARED_ENTRY_BYTES", "pack_entry"]
 
@@ -153,13 +153,14 @@ class SharedTranspositionTable(TranspositionTable):
             return data
         return 0
 
-    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
+    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64, static: i64 = NO_EVAL) -> None:
         """Store a result by the rule of the process's own table
         (:func:`blitzaco.tt.replacement`)."""
         index = (key & self.mask) << 1
         words = self.words
         old: i64 = words[index + 1]
-        data = replacement(old, old != 0 and words[index] ^ old == key, move, score, depth, bound, self.generation)
+        data = replacement(old, old != 0 and words[index] ^ old == key, move, score, depth, bound, self.generation,
+                           static)
         if data != 0:
             words[index] = key ^ data
             words[index + 1] = data

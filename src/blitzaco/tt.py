@@ -49,6 +49,8 @@ __all__ = [
     "entry_score",
     "entry_depth",
     "entry_bound",
+    "entry_eval",
+    "NO_EVAL",
 ]
 
 EXACT: Final = 0
@@ -62,14 +64,20 @@ Entry = tuple[int, int, int, int, int, int]
 
 #: Bytes an entry takes: its key and its packed data, two 64-bit words.
 ENTRY_BYTES: Final = 16
-# An entry's data: move (16 bits), score + SCORE_OFFSET (18 bits), depth
-# (8 bits), bound (2 bits), generation (8 bits). Data 0 is an empty slot: a stored
-# entry never packs to 0, its score field being at least 1.
-_SCORE_OFFSET: Final = 1 << 17
+# An entry's data: move (16 bits), score + SCORE_OFFSET (17 bits), depth
+# (8 bits), bound (2 bits), generation (8 bits), static evaluation + EVAL_OFFSET
+# (12 bits, 0: not known; the sign bit stays clear). Data 0 is an empty slot: a
+# stored entry never packs to 0, its score field being at least 1.
+_SCORE_OFFSET: Final = 1 << 16
 _SCORE_SHIFT: Final = 16
-_DEPTH_SHIFT: Final = 34
-_BOUND_SHIFT: Final = 42
-_GENERATION_SHIFT: Final = 44
+_DEPTH_SHIFT: Final = 33
+_BOUND_SHIFT: Final = 41
+_GENERATION_SHIFT: Final = 43
+_EVAL_SHIFT: Final = 51
+_EVAL_OFFSET: Final = 1 << 11
+#: The static evaluation of an entry that holds none (in check, not computed, or
+#: beyond +-2047 centipawns, which the search evaluates again).
+NO_EVAL: Final = -(1 << 30)
 
 
 class TranspositionTable:
@@ -155,11 +163,13 @@ class TranspositionTable:
             return self.data[index]
         return 0
 
-    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64) -> None:
-        """Store a result for *key* (signed) by the replacement rule (:func:`replacement`)."""
+    def put(self, key: i64, move: i64, score: i64, depth: i64, bound: i64, static: i64 = NO_EVAL) -> None:
+        """Store a result for *key* (signed), with the position's static evaluation
+        (*static*; NO_EVAL: not known), by the replacement rule (:func:`replacement`)."""
         index = key & self.mask
         salted = key ^ self.salt
-        data = replacement(self.data[index], self.keys[index] == salted, move, score, depth, bound, self.generation)
+        data = replacement(self.data[index], self.keys[index] == salted, move, score, depth, bound, self.generation,
+                           static)
         if data != 0:
             self.keys[index] = salted
             self.data[index] = data
@@ -193,29 +203,35 @@ class TranspositionTable:
         return used * 1000 // sample
 
 
-def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
-    """An entry's data (never 0); a depth above 255 is kept as 255."""
+def pack_entry(move: i64, score: i64, depth: i64, bound: i64, generation: i64, static: i64 = NO_EVAL) -> i64:
+    """An entry's data (never 0); a depth above 255 is kept as 255, a static
+    evaluation beyond +-2047 as none."""
     if depth > 255:
         depth = 255
+    stored: i64 = static + _EVAL_OFFSET if -_EVAL_OFFSET < static < _EVAL_OFFSET else 0
     return (
         move | (score + _SCORE_OFFSET) << _SCORE_SHIFT | depth << _DEPTH_SHIFT | bound << _BOUND_SHIFT
-        | generation << _GENERATION_SHIFT
+        | generation << _GENERATION_SHIFT | stored << _EVAL_SHIFT
     )
 
 
-def replacement(old: i64, same_key: bool, move: i64, score: i64, depth: i64, bound: i64, generation: i64) -> i64:
+def replacement(old: i64, same_key: bool, move: i64, score: i64, depth: i64, bound: i64, generation: i64,
+                static: i64 = NO_EVAL) -> i64:
     """The data to store over *old* (the slot's data; 0: empty), or 0 to keep *old*: an empty slot, the same
-    position (keeping its move when the new result has none), an entry of an earlier
-    search, or one no deeper than the new one is replaced. *generation*: the table's
-    search count."""
+    position (keeping its move when the new result has none, and its static
+    evaluation when the new one is not known), an entry of an earlier search, or one
+    no deeper than the new one is replaced. *generation*: the table's search count."""
     current: i64 = generation & 255
     if old != 0:
         if not same_key:
             if entry_generation(old) == current and depth < entry_depth(old):
                 return 0
-        elif move == 0:
-            move = entry_move(old)
-    return pack_entry(move, score, depth, bound, current)
+        else:
+            if move == 0:
+                move = entry_move(old)
+            if static == NO_EVAL:
+                static = entry_eval(old)
+    return pack_entry(move, score, depth, bound, current, static)
 
 
 def entry_move(data: i64) -> i64:
@@ -223,7 +239,7 @@ def entry_move(data: i64) -> i64:
 
 
 def entry_score(data: i64) -> i64:
-    return ((data >> _SCORE_SHIFT) & 0x3FFFF) - _SCORE_OFFSET
+    return ((data >> _SCORE_SHIFT) & 0x1FFFF) - _SCORE_OFFSET
 
 
 def entry_depth(data: i64) -> i64:
@@ -236,3 +252,10 @@ def entry_bound(data: i64) -> i64:
 
 def entry_generation(data: i64) -> i64:
     return (data >> _GENERATION_SHIFT) & 255
+
+
+def entry_eval(data: i64) -> i64:
+    """The static evaluation stored with the entry (raw: before the correction
+    history), or NO_EVAL."""
+    stored = (data >> _EVAL_SHIFT) & 0xFFF
+    return stored - _EVAL_OFFSET if stored != 0 else NO_EVAL
