@@ -150,9 +150,31 @@ def test_one_real_iteration_of_the_engine_against_itself(tmp_path: Path) -> None
                  'iterations = 5\npairs = 1\ntc = "nodes=200"\n')
     out = tmp_path / "run.json"
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "spsa", "--spec", str(spec),
-                             "--out", str(out), "--iterations", "1", "--concurrency", "1"],
+                             "--out", str(out), "--iterations", "1", "--concurrency", "1", "--ray", "none"],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     state = json.loads(out.read_text())
     assert state["iteration"] == 1 and sum(state["results"][0]) == 2
+    assert 40 <= load_config(tmp_path / "run.toml").search.futility_margin <= 250
+
+
+def test_the_game_pairs_run_as_ray_tasks_on_a_two_node_cluster(tmp_path: Path) -> None:
+    """``tune.py spsa --ray HOST:PORT``: a real two-node Ray cluster started here (a
+    head and a second ``ray start --address``, one core each, stopped afterwards);
+    the iteration's two game pairs are Ray tasks, one on each node, their engines'
+    configurations sent as text; the state is what a local run writes."""
+    pytest.importorskip("ray")
+    from raycluster import ray_cluster
+
+    spec = _spec(tmp_path, '"search.futility_margin" = [40, 250, 12]\n',
+                 'iterations = 5\npairs = 2\ntc = "nodes=200"\n')
+    out = tmp_path / "run.json"
+    with ray_cluster(nodes=2, cpus=1) as address:
+        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tune.py"), "spsa", "--spec", str(spec),
+                                 "--out", str(out), "--iterations", "1", "--ray", address],
+                                capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "game pairs played on 2 Ray node(s)" in result.stdout, result.stdout
+    state = json.loads(out.read_text())
+    assert state["iteration"] == 1 and sum(state["results"][0]) == 4
     assert 40 <= load_config(tmp_path / "run.toml").search.futility_margin <= 250

@@ -210,7 +210,11 @@ def _parser() -> argparse.ArgumentParser:
     spsa.add_argument("--option", action="append", default=["OwnBook=false"], metavar="NAME=VALUE",
                       help="a UCI option for both engines (OwnBook=false always)")
     spsa.add_argument("--openings", help="EPD or PGN of openings (default: the tuning openings)")
-    spsa.add_argument("--concurrency", type=int, default=2, help="games at once")
+    spsa.add_argument("--concurrency", type=int, default=2, help="games at once (with --ray auto: its cores)")
+    spsa.add_argument("--ray", default=None, metavar="ADDRESS",
+                      help="play each iteration's game pairs as Ray tasks: auto a local Ray instance (the default "
+                           "where Ray is installed), HOST:PORT a cluster (every node with this package); none "
+                           "local games")
     spsa.add_argument("--idle", action="store_true", help="run in the background scheduling class (Linux)")
 
     adopt = commands.add_parser("adopt", help="make a tuned config the shipped defaults (config.toml)")
@@ -218,11 +222,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _ray_address(asked: str | None) -> str:
+    """The ``--ray`` address: as asked, else ``auto`` where Ray is installed (the
+    ``tune`` extra), else ``none``."""
+    if asked is not None:
+        return asked
+    return "auto" if importlib.util.find_spec("ray") is not None else "none"
+
+
 def _spsa(args: argparse.Namespace) -> int:
     from blitzaco.system import run_in_background
-    from blitzaco.tools.match.runner import load_openings
+    from blitzaco.tools.match.runner import load_openings, play_match
     from blitzaco.tools.tune.sources import tuning_openings
-    from blitzaco.tools.tune.spsa import default_spsa_spec_path, load_spsa_spec, run_spsa
+    from blitzaco.tools.tune.spsa import RayPlay, default_spsa_spec_path, load_spsa_spec, run_spsa
 
     try:
         params, settings = load_spsa_spec(args.spec or default_spsa_spec_path())
@@ -239,12 +251,19 @@ def _spsa(args: argparse.Namespace) -> int:
     if args.idle:
         run_in_background()
     openings = load_openings(args.openings) if args.openings else tuning_openings(500, seed=settings.seed)
+    address = _ray_address(args.ray)
+    play = RayPlay(address, args.concurrency) if address != "none" else play_match
     try:
         state = run_spsa(params, settings, args.out, command=args.engine.split(), openings=openings,
-                         options=options, concurrency=args.concurrency, iterations=args.iterations, progress=print)
+                         options=options, concurrency=args.concurrency, iterations=args.iterations, play=play,
+                         progress=print)
     except ValueError as err:
         print(f"tune: {err}", file=sys.stderr)
         return 2
+    finally:
+        if isinstance(play, RayPlay):
+            print(f"game pairs played on {len(play.nodes)} Ray node(s)")
+            play.close()
     print(f"{state['iteration']} iterations; the values reached: {Path(args.out).with_suffix('.toml')}")
     return 0
 
@@ -441,9 +460,7 @@ def _label_batches(args: argparse.Namespace, nodes: int) -> int:
     from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
     from blitzaco.tools.tune.labelrun import BATCH_GAMES, RunSettings, batch_folder, done_batches, run
 
-    address = args.ray
-    if address is None:
-        address = "auto" if importlib.util.find_spec("ray") is not None else "none"
+    address = _ray_address(args.ray)
     try:
         settings = RunSettings(args.seed, nodes, "static" if args.static else "search", args.random_moves,
                                args.chess960, args.children, args.generator or LATEST_GENERATOR,

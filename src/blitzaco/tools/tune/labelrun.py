@@ -55,6 +55,7 @@ from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune import labels as labelling
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES
 from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
+from blitzaco.tools.tune.rayinit import start_ray
 from blitzaco.tools.tune.sources import tuning_openings
 
 __all__ = [
@@ -196,16 +197,9 @@ class _Ray:
 
     def __init__(self, address: str, workers: int, settings: RunSettings, stockfish: str | None,
                  evaluator: str) -> None:
-        import ray
-
+        with labelling._one_thread_numpy():  # the workers inherit the environment of a local instance started here
+            ray = start_ray(address, workers)
         self._ray = ray
-        if address == "auto":
-            with labelling._one_thread_numpy():  # the workers inherit the environment of the instance started here
-                # "local": a new instance, never one that RAY_ADDRESS or an earlier `ray start` names
-                ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                         object_store_memory=256 * 1024 * 1024)
-        else:
-            ray.init(address=address, log_to_driver=False)
         self._remote = ray.remote(max_retries=RETRIES)(_ray_batch)
         self._args = (settings, stockfish, evaluator)
         self._refs: dict[Any, int] = {}

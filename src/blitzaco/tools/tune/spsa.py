@@ -45,10 +45,11 @@ from typing import Any
 
 from blitzaco.config import Config, ConfigError, read_toml
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.tools.tune.rayinit import start_ray
 from blitzaco.tools.tune.spec import lookup
 
 __all__ = ["SpsaParam", "SpsaSettings", "load_spsa_spec", "default_spsa_spec_path", "schedule", "run_spsa",
-           "config_text"]
+           "config_text", "RayPlay"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,66 @@ def config_text(params: Sequence[SpsaParam], values: Sequence[float]) -> str:
 
 #: A match function with play_match's signature (tests pass their own).
 Play = Callable[..., MatchReport]
+#: Times Ray plays a game pair again when its worker or node dies.
+RETRIES = 5
+#: No adjudication (play_match's default).
+_ADJUDICATION = Adjudication()
+
+
+def _with_configs(spec: EngineSpec, texts: dict[str, str], folder: str) -> EngineSpec:
+    """*spec* with its ConfigFile written into *folder* from *texts* (by engine name):
+    a node of a cluster cannot read the driver's files."""
+    if spec.name not in texts:
+        return spec
+    path = Path(folder) / f"{spec.name}.toml"
+    path.write_text(texts[spec.name])
+    options = tuple((name, str(path) if name == "ConfigFile" else value) for name, value in spec.options)
+    return dataclasses.replace(spec, options=options)
+
+
+def _play_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], opening: Opening, limit: MatchLimit,
+               adjudication: Adjudication) -> tuple[int, int, int, str]:
+    """One game pair from *opening* (both colours) as a Ray task: (wins, draws,
+    losses) of *first*, and the Ray node that played it."""
+    import tempfile
+
+    import ray
+
+    with tempfile.TemporaryDirectory() as folder:
+        report = play_match(_with_configs(first, texts, folder), _with_configs(second, texts, folder), [opening],
+                            limit, 2, adjudication=adjudication)
+    return report.wins, report.draws, report.losses, ray.get_runtime_context().get_node_id()
+
+
+class RayPlay:
+    """A :data:`Play` whose game pairs are Ray tasks, all of an iteration's pairs at
+    once (retried by Ray when a worker or node dies): on a local instance of
+    *workers* cores (``auto``) or a cluster (HOST:PORT; every node with this package
+    installed). The engines' ConfigFile options travel as text. :attr:`nodes`: the
+    Ray nodes that played pairs."""
+
+    def __init__(self, address: str, workers: int) -> None:
+        self._ray = start_ray(address, workers)
+        self._remote = self._ray.remote(max_retries=RETRIES, num_cpus=1)(_play_pair)
+        self.nodes: set[str] = set()
+
+    def __call__(self, first: EngineSpec, second: EngineSpec, openings: Sequence[Opening], limit: MatchLimit,
+                 games: int, *, concurrency: int = 1, adjudication: Adjudication = _ADJUDICATION) -> MatchReport:
+        texts = {spec.name: Path(value).read_text() for spec in (first, second)
+                 for name, value in spec.options if name == "ConfigFile"}
+        pairs = [openings[i % len(openings)] for i in range((games + 1) // 2)]
+        refs = [self._remote.remote(first, second, texts, opening, limit, adjudication)  # type: ignore[call-arg]
+                for opening in pairs]
+        report = MatchReport(first.name, second.name, str(limit))
+        for wins, draws, losses, node in self._ray.get(refs):
+            report.wins += wins
+            report.draws += draws
+            report.losses += losses
+            self.nodes.add(node)
+        return report
+
+    def close(self) -> None:
+        self._ray.shutdown()
 
 
 def run_spsa(
