@@ -132,7 +132,7 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
         ("pruning", "[search]\nsingular_extensions = true\nsingular_depth = 4\nprobcut = true\nprobcut_depth = 4\n"
                     "see_pruning = true\nlate_move_pruning = true\nlate_move_pruning_improving = true\n"
                     "qsearch_tt = true\nreduced_futility = true\nhistory_pruning = true\nlmr_cut_nodes = true\n"
-                    "singular_double_margin = 0\n", 5),
+                    "singular_double_margin = 0\ncapture_history = true\n", 5),
         ("history", "[search]\ncontinuation_history = true\ncapture_history = true\nlmr_history = true\n"
                     "history_gravity = true\ncorrection_history = true\nlmr_captures = true\nimproving = true\n", 5),
     ):

@@ -505,9 +505,10 @@ class SearchConfig:
         "either way."
     )
     see_pruning: bool = _param(
-        "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) that "
-        "loses more than see_capture_margin per ply (a capture) or see_quiet_margin per ply squared (a quiet "
-        "move) by static exchange, unless it gives check."
+        "SEE pruning: at non-PV nodes not in check, up to see_pruning_depth, skip a move (after the first) "
+        "that loses more than see_capture_margin per ply (a capture; with capture_history, that margin moved "
+        "by the capture's history / 32, at most the margin either way) or see_quiet_margin per ply squared (a "
+        "quiet move) by static exchange, unless it gives check."
     )
     see_pruning_depth: int = _param("Largest depth where SEE pruning applies (plies).", lo=0, hi=100)
     see_quiet_margin: int = _param("A quiet move's allowed exchange loss per ply squared (centipawns).", lo=0, hi=10000)

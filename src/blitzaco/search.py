@@ -1023,6 +1023,7 @@ class Search:
         picker.start(tt_move, previous, rows[ply + 1], rows[ply])
         lmr = p.late_move_reductions and depth >= p.lmr_min_depth
         lmr_captures = lmr and p.lmr_captures
+        use_captures = self.memory.use_captures and (lmr_captures or see_prune)  # captures' history read
         lmr_row = (depth if depth < 63 else 63) * 64
         original_alpha = alpha
         best: i64 = -INFINITE
@@ -1044,6 +1045,9 @@ class Search:
             tactical = picker.tactical
             move_count += 1
             move_history: i64 = picker.quiet_history(code) if need_history and not tactical else 0
+            capture_history: i64 = 0
+            if tactical and use_captures:
+                capture_history = memory.captures[capture_index(board, code)]
             prunable = not tactical and best > -MATE_BOUND and (futile or move_count >= move_limit)
             if reduced_futile and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
                 # Futility at the depth the move would be searched at after its reduction.
@@ -1060,16 +1064,18 @@ class Search:
                 # SEE pruning: at shallow depth, a move that loses more than a margin
                 # by static exchange is skipped unless it gives check.
                 if tactical:
-                    prunable = not see_ge(board, code, -p.see_capture_margin * depth, self.see_scratch)
+                    # A capture that kept refuting may lose up to a margin more (one
+                    # that kept failing a margin less): its capture history / 32.
+                    margin = p.see_capture_margin * depth
+                    shift = toward_zero(capture_history, 32)
+                    shift = margin if shift > margin else -margin if shift < -margin else shift
+                    prunable = not see_ge(board, code, -margin - shift, self.see_scratch)
                 else:
                     prunable = not see_ge_quiet(board, code, -p.see_quiet_margin * depth * depth, self.see_scratch)
             if self.continuation_on:
                 rows[ply + 2] = continuation_row(board, code)
             if prunable and not board.gives_check(code):
                 continue  # pruned unmade: only a move that gives check is searched after all
-            capture_history: i64 = 0
-            if tactical and lmr_captures and memory.use_captures:
-                capture_history = memory.captures[capture_index(board, code)]
             board.make(code)
             if not board.was_legal():
                 board.unmake()
