@@ -543,9 +543,9 @@ class SearchConfig:
     )
     history_limit: int = _param(
         "The bound of the history tables of the standard shape (the history with gravity, the continuation and "
-        "capture histories).",
+        "capture histories; at most 16,384: the continuation and capture tables hold 16-bit entries).",
         lo=1,
-        hi=1 << 20,
+        hi=1 << 14,
     )
     history_bonus_quadratic: int = _param(
         "The history bonus of a cutoff at depth d is min(history_bonus_quadratic d^2 + history_bonus_linear d, "

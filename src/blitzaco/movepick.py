@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, final
 
 from librt.vecs import vec
-from mypy_extensions import i64
+from mypy_extensions import i16, i64
 
 from blitzaco.board import (
     BISHOP,
@@ -271,7 +271,7 @@ def capture_index(board: Board, code: i64) -> i64:
     return (_piece_index(piece) * 64 + to) * 8 + captured
 
 
-def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64, history: vec[i64]) -> None:
+def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64, history: vec[i16]) -> None:
     """:func:`score_captures` with capture history: what the capture wins (the
     victim's exchange value, plus a promotion's gain) x CAPTURE_VALUE_WEIGHT, plus
     the history of (piece, target, victim), then the cheaper attacker. A capture that
@@ -283,7 +283,7 @@ def score_captures_by_history(board: Board, out: vec[i64], start: i64, end: i64,
         promotion = move >> 12
         gain = SEE_VALUE[index & 7] + (SEE_VALUE[promotion] - SEE_VALUE[PAWN] if promotion != 0 else 0)
         attacker = squares[SQ120[move & 63]] & 7
-        key = CAPTURE_KEY_OFFSET + gain * CAPTURE_VALUE_WEIGHT + history[index] + (8 - attacker)
+        key = CAPTURE_KEY_OFFSET + gain * CAPTURE_VALUE_WEIGHT + i64(history[index]) + (8 - attacker)
         out[i] = move | key << KEY_SHIFT
 
 
@@ -315,15 +315,15 @@ class OrderingMemory:
 
     The tables of the standard shape (the main history with ``gravity``, the
     continuation and capture histories) all move by one rule, :meth:`bonus` of the
-    cutoff's depth through :func:`_gravity` within +-``limit``: the refuting move's
+    cutoff's depth through :func:`moved` within +-``limit``: the refuting move's
     entry rises, each move tried before it falls by as much, an entry moving the
     less the nearer it is to the bound on that side."""
 
     killers: vec[i64]
     counters: vec[i64]
     history: vec[i64]
-    continuation: vec[i64]
-    captures: vec[i64]
+    continuation: vec[i16]
+    captures: vec[i16]
     tried: vec[i64]
     tried_captures: vec[i64]
     use_killers: bool
@@ -343,8 +343,9 @@ class OrderingMemory:
         self.killers = vec[i64]([0] * (2 * STACK_PLIES))
         self.counters = vec[i64]([0] * FROM_TO)
         self.history = vec[i64]([0] * HISTORY_SIZE)
-        self.continuation = vec[i64]([0] * (CONTINUATION_SIZE if continuation else 0))  # 4.7 MB: only when on
-        self.captures = vec[i64]([0] * (CAPTURE_SIZE if captures else 0))
+        # 16-bit entries (the bound is at most 2^14): the continuation table is 1.2 MB, not 4.7.
+        self.continuation = vec[i16]([0] * (CONTINUATION_SIZE if continuation else 0))
+        self.captures = vec[i16]([0] * (CAPTURE_SIZE if captures else 0))
         self.tried = vec[i64]([0] * (MAX_MOVES * STACK_PLIES))
         self.tried_captures = vec[i64]([0] * (MAX_MOVES * STACK_PLIES if captures else 0))
         self.use_killers = killers
@@ -369,9 +370,12 @@ class OrderingMemory:
         """Halve every history entry (toward zero), before a search that keeps this
         memory: what the game's earlier moves taught still orders the moves, and what
         this search finds soon outweighs it."""
-        for table in (self.history, self.continuation, self.captures):
+        history = self.history
+        for i in range(len(history)):
+            history[i] = toward_zero(history[i], 2)
+        for table in (self.continuation, self.captures):
             for i in range(len(table)):
-                table[i] = toward_zero(table[i], 2)
+                table[i] = i16(toward_zero(i64(table[i]), 2))
 
     def bonus(self, depth: i64) -> i64:
         """What a cutoff at *depth* moves the tables of the standard shape by:
@@ -408,9 +412,11 @@ class OrderingMemory:
             side_base = board.side << 12
             if self.gravity:
                 bonus = self.bonus(depth)
-                _gravity(history, side_base | (code & 4095), bonus, self.limit)
+                index = side_base | (code & 4095)
+                history[index] = moved(history[index], bonus, self.limit)
                 for i in range(base, base + tried):
-                    _gravity(history, side_base | (self.tried[i] & 4095), -bonus, self.limit)
+                    index = side_base | (self.tried[i] & 4095)
+                    history[index] = moved(history[index], -bonus, self.limit)
             else:
                 bonus = depth * depth
                 history[side_base | (code & 4095)] += bonus
@@ -425,9 +431,9 @@ class OrderingMemory:
             for row in (row1, row2):
                 if row < 0:
                     continue
-                _gravity(table, row + move_column(board, code), bonus, self.limit)
+                _gravity16(table, row + move_column(board, code), bonus, self.limit)
                 for i in range(base, base + tried):
-                    _gravity(table, row + move_column(board, self.tried[i]), -bonus, self.limit)
+                    _gravity16(table, row + move_column(board, self.tried[i]), -bonus, self.limit)
 
     def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
         """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's
@@ -436,10 +442,10 @@ class OrderingMemory:
         bonus = self.bonus(depth)
         table = self.captures
         if tactical:
-            _gravity(table, capture_index(board, code), bonus, self.limit)
+            _gravity16(table, capture_index(board, code), bonus, self.limit)
         base = ply * MAX_MOVES
         for i in range(base, base + tried):
-            _gravity(table, capture_index(board, self.tried_captures[i]), -bonus, self.limit)
+            _gravity16(table, capture_index(board, self.tried_captures[i]), -bonus, self.limit)
 
 
 # ------------------------------------------------------------------ the picker
@@ -535,9 +541,9 @@ class MovePicker:
         if self.row1 >= 0 or self.row2 >= 0:
             column = move_column(board, code)
             if self.row1 >= 0:
-                value += memory.continuation[self.row1 + column]
+                value += i64(memory.continuation[self.row1 + column])
             if self.row2 >= 0:
-                value += memory.continuation[self.row2 + column]
+                value += i64(memory.continuation[self.row2 + column])
         return value
 
     def next(self) -> i64:
@@ -664,12 +670,18 @@ def toward_zero(value: i64, divisor: i64) -> i64:
     return value // divisor if value >= 0 else -(-value // divisor)
 
 
-def _gravity(table: vec[i64], index: i64, bonus: i64, limit: i64) -> None:
-    """Move ``table[index]`` by *bonus* (a malus when negative), less the nearer it
-    already is to the bound on that side: the entry stays within +-*limit* when
-    ``|bonus| <= limit``."""
+def moved(entry: i64, bonus: i64, limit: i64) -> i64:
+    """History *entry* moved by *bonus* (a malus when negative) with gravity: the
+    less the nearer it already is to the bound on that side (the product divided
+    toward zero, as C divides), so that it stays within +-*limit* when ``|bonus| <=
+    limit``."""
     magnitude = bonus if bonus >= 0 else -bonus
-    table[index] += bonus - table[index] * magnitude // limit
+    return entry + bonus - toward_zero(entry * magnitude, limit)
+
+
+def _gravity16(table: vec[i16], index: i64, bonus: i64, limit: i64) -> None:
+    """:func:`moved` on a 16-bit table's entry."""
+    table[index] = i16(moved(i64(table[index]), bonus, limit))
 
 
 def piece_square(board: Board, square: i64) -> i64:

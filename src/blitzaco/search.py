@@ -1047,7 +1047,7 @@ class Search:
             move_history: i64 = picker.quiet_history(code) if need_history and not tactical else 0
             capture_history: i64 = 0
             if tactical and use_captures:
-                capture_history = memory.captures[capture_index(board, code)]
+                capture_history = i64(memory.captures[capture_index(board, code)])
             prunable = not tactical and best > -MATE_BOUND and (futile or move_count >= move_limit)
             if reduced_futile and not prunable and not tactical and searched > 0 and best > -MATE_BOUND:
                 # Futility at the depth the move would be searched at after its reduction.
