@@ -425,15 +425,18 @@ class OrderingMemory:
                 if history[side_base | (code & 4095)] > HISTORY_LIMIT:
                     for i in range(HISTORY_SIZE):
                         history[i] //= 2
-        if self.use_continuation:
+        if self.use_continuation and (row1 >= 0 or row2 >= 0):
             bonus = self.bonus(depth)
-            table = self.continuation
-            for row in (row1, row2):
-                if row < 0:
-                    continue
-                _gravity16(table, row + move_column(board, code), bonus, self.limit)
-                for i in range(base, base + tried):
-                    _gravity16(table, row + move_column(board, self.tried[i]), -bonus, self.limit)
+            self._continue(move_column(board, code), bonus, row1, row2)
+            for i in range(base, base + tried):
+                self._continue(move_column(board, self.tried[i]), -bonus, row1, row2)
+
+    def _continue(self, column: i64, bonus: i64, row1: i64, row2: i64) -> None:
+        """Move a quiet move's continuation entries (its *column*) after the moves
+        one and two plies up (rows *row1*, *row2*; -1: none) by *bonus*."""
+        for row in (row1, row2):
+            if row >= 0:
+                _gravity16(self.continuation, row + column, bonus, self.limit)
 
     def reward_captures(self, board: Board, ply: i64, code: i64, depth: i64, tactical: bool, tried: i64) -> None:
         """A cutoff at *ply* of *board* (the node's position) by *code*: a capture's

@@ -538,8 +538,9 @@ class Search:
         self.continuation_on = self.memory.use_continuation
         self.rows = vec[i64]([-1] * (STACK_PLIES + 2))
         last = previous_move(own)
-        if self.continuation_on and last != 0 and piece_square(own, last >> 6 & 63) >= 0:
-            self.rows[1] = piece_square(own, last >> 6 & 63) * PIECE_SQUARES
+        arrived = piece_square(own, last >> 6 & 63) if self.continuation_on and last != 0 else -1
+        if arrived >= 0:
+            self.rows[1] = arrived * PIECE_SQUARES
         self.lmr_table = vec[i64](list(_reduction_table(config.lmr_base, config.lmr_divisor)))
         # Lazy evaluation in the quiescence search: 0 when off.
         self.lazy = config.lazy_eval_margin if config.lazy_eval and static.classical_only() else 0
@@ -1072,10 +1073,10 @@ class Search:
                     prunable = not see_ge(board, code, -margin - shift, self.see_scratch)
                 else:
                     prunable = not see_ge_quiet(board, code, -p.see_quiet_margin * depth * depth, self.see_scratch)
-            if self.continuation_on:
-                rows[ply + 2] = continuation_row(board, code)
             if prunable and not board.gives_check(code):
                 continue  # pruned unmade: only a move that gives check is searched after all
+            if self.continuation_on:
+                rows[ply + 2] = continuation_row(board, code)
             board.make(code)
             if not board.was_legal():
                 board.unmake()
@@ -1084,15 +1085,8 @@ class Search:
             gives_check = board.in_check()
             self.eval.make(board)
             searched += 1
-            new_depth = depth - 1
-            if code == tt_move:
-                new_depth += extension
-                if extension >= 2:
-                    doubles[ply + 1] = doubles[ply] + 1
-                else:
-                    doubles[ply + 1] = doubles[ply]
-            else:
-                doubles[ply + 1] = doubles[ply]
+            new_depth = depth - 1 + extension if code == tt_move else depth - 1
+            doubles[ply + 1] = doubles[ply] + (1 if code == tt_move and extension >= 2 else 0)
             if searched == 1:
                 score = -self._search(new_depth, ply + 1, -beta, -alpha, True, gives_check,
                                       False if pv_node else not cut_node)
