@@ -13,8 +13,17 @@ its full path (``eval.classical``, ``eval.spectral.enabled``). Switches that are
 changes a field on both sides (a switch that works only with another one on:
 ``--set late_move_pruning=true late_move_pruning_improving``), ``--option
 NAME=VALUE`` sets a UCI option on both (``--option OwnBook=false``, as the ledger's
-matches play). The logic is the match runner's (blitzaco.tools.match); this only
-builds the configurations.
+matches play), ``--env NAME=VALUE`` an environment variable of both (a compiled
+build: ``--env PYTHONPATH=build/B/site``). With ``--sprt ELO0 ELO1`` each match stops
+when its SPRT decides (``--games`` its most), so one command measures a list of
+techniques one after another at the long control:
+
+    python scripts/ablation.py --games 600 --tc 10+0.1 --sprt -10 10 --option OwnBook=false \
+        --env PYTHONPATH=build/B/site --resign 1000:5 --draw 10:8:40 --out runs/loo \
+        late_move_pruning singular_extensions lmr_cut_nodes
+
+The logic is the match runner's (blitzaco.tools.match); this only builds the
+configurations.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from pathlib import Path
 
 from blitzaco.config import Config, config_from_dict, dump_toml
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, load_openings, play_match, print_progress
+from blitzaco.tools.match.stats import Sprt
 
 HERE = Path(__file__).resolve().parent
 
@@ -70,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="a config field set on both sides (TOML value; a bare name is in [search])")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a UCI option set on both sides")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment variable of both engines (PYTHONPATH=build/B/site)")
+    parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                        help="stop each match when its SPRT decides (alpha = beta = 0.05)")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -79,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, text in _pairs(parser, "--set", "PATH", args.set):
         _assign(both, _field_path(name), tomllib.loads(f"v = {text}")["v"])
     options = _pairs(parser, "--option", "NAME", args.option)
+    env = tuple(_pairs(parser, "--env", "NAME", args.env))
+    sprt = Sprt(args.sprt[0], args.sprt[1], 0.05, 0.05) if args.sprt else None
     rows = []
     for switch in args.switches:
         path = _field_path(switch)
@@ -95,12 +111,12 @@ def main(argv: list[str] | None = None) -> int:
             config_path.write_text(dump_toml(config_from_dict(tree)))
             engines.append(
                 EngineSpec(f"{label}_{switch}", tuple(args.engine.split()),
-                           (("ConfigFile", str(config_path)), *options))
+                           (("ConfigFile", str(config_path)), *options), env)
             )
         first, second = engines
         report = play_match(
             first, second, load_openings(args.openings), MatchLimit.parse(args.tc), args.games,
-            concurrency=args.concurrency, adjudication=Adjudication.parse(args.resign, args.draw),
+            concurrency=args.concurrency, adjudication=Adjudication.parse(args.resign, args.draw), sprt=sprt,
             pgn_path=out / f"{switch}.pgn", progress=print_progress,
         )
         print(report.summary(), flush=True)

@@ -381,19 +381,21 @@ def test_ablation_sets_fields_and_options_on_both_sides(tmp_path: Path, monkeypa
             return 0.0, 0.0
 
     def fake_match(first: object, second: object, *args: object, **kwargs: object) -> Report:
-        played.append((first, second))
+        played.append((first, second, kwargs))
         return Report()
 
     monkeypatch.setattr(ablation, "play_match", fake_match)
     out = tmp_path / "abl"
     assert ablation.main(["--out", str(out), "--set", "late_move_pruning=true", "--set", "eval.nn.weight=0.5",
-                          "--option", "OwnBook=false", "--engine", "blitzaco --flag",
-                          "late_move_pruning_improving"]) == 0
-    [(first, second)] = played
+                          "--option", "OwnBook=false", "--engine", "blitzaco --flag", "--env", "PYTHONPATH=b/site",
+                          "--sprt", "-10", "10", "late_move_pruning_improving"]) == 0
+    [(first, second, kwargs)] = played
+    assert kwargs["sprt"] == Sprt(-10.0, 10.0, 0.05, 0.05)
     for spec, side, value in ((first, "with", True), (second, "without", False)):
         path = out / f"{side}_late_move_pruning_improving.toml"
         assert spec.command == ("blitzaco", "--flag")
         assert spec.options == (("ConfigFile", str(path)), ("OwnBook", "false"))
+        assert spec.env == (("PYTHONPATH", "b/site"),)
         config = load_config(path)
         assert config.search.late_move_pruning_improving is value
         assert config.search.late_move_pruning is True and config.eval.nn.weight == 0.5
