@@ -123,18 +123,19 @@ def test_the_compiled_wheel_searches_the_same_tree(tmp_path: Path) -> None:
     classical.write_text("[eval.nn]\nenabled = false\n")
     assert _bench_nodes(site, 5, classical) == _bench_nodes(None, 5, classical) != default[5]
     # The research terms, which the search asks of the static evaluation off the
-    # board, and the search switches off by default: the same tree too (and not the
-    # default one). The switches go in two groups, each a pure bench of its own (the
-    # longest part of the suite): the pruning and extension rules, and the history
-    # tables; that each switch alone changes the tree is test_search's business.
+    # board, and the search switches away from their defaults: the same tree too (and
+    # not the default one). The switches go in two groups, each a pure bench of its own
+    # (the longest part of the suite): the pruning and extension rules, and the history
+    # tables (off, as they were before the rewired search; counter moves on); that each
+    # switch alone changes the tree is test_search's business.
     for name, text, depth in (
         ("research", "[eval.spectral]\nenabled = true\n[pheromone]\nenabled = true\n", 4),
         ("pruning", "[search]\nsingular_extensions = true\nsingular_depth = 4\nprobcut = true\nprobcut_depth = 4\n"
                     "see_pruning = true\nlate_move_pruning = true\nlate_move_pruning_improving = true\n"
                     "qsearch_tt = true\nreduced_futility = true\nhistory_pruning = true\nlmr_cut_nodes = true\n"
                     "singular_double_margin = 0\ncapture_history = true\n", 5),
-        ("history", "[search]\ncontinuation_history = true\ncapture_history = true\nlmr_history = true\n"
-                    "history_gravity = true\ncorrection_history = true\nlmr_captures = true\nimproving = true\n", 5),
+        ("history", "[search]\ncontinuation_history = false\ncapture_history = false\nlmr_history = false\n"
+                    "history_gravity = false\nlmr_captures = false\nimproving = false\ncounter_moves = true\n", 5),
     ):
         switched = tmp_path / f"{name}.toml"
         switched.write_text(text)

@@ -203,7 +203,7 @@ def test_the_table_score_is_a_plain_function_and_the_reduction_table_is_cached()
 
 
 def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates() -> None:
-    """[search] late_move_pruning_improving (off by default) halves late-move
+    """[search] late_move_pruning_improving (on by default) halves late-move
     pruning's count where the static evaluation has not risen: with late-move pruning
     on it changes the tree, without it it changes nothing, and the mates are still
     found."""
@@ -212,9 +212,10 @@ def test_late_move_pruning_by_improvement_changes_the_tree_and_still_finds_mates
     def nodes(search: dict) -> int:
         return searching_engine(config_from_dict({"search": search})).think(board, Limits(depth=7)).nodes
 
-    lmp = nodes({"late_move_pruning": True})
+    lmp = nodes({"late_move_pruning": True, "late_move_pruning_improving": False})
     assert nodes({"late_move_pruning": True, "late_move_pruning_improving": True}) != lmp
-    assert nodes({"late_move_pruning_improving": True}) == nodes({})
+    assert nodes({"late_move_pruning": False, "late_move_pruning_improving": True}) == nodes(
+        {"late_move_pruning": False, "late_move_pruning_improving": False})
     both = searching_engine(config_from_dict({"search": {"late_move_pruning": True,
                                                          "late_move_pruning_improving": True}}))
     _finds_the_mates(both)
@@ -249,6 +250,11 @@ def test_correction_history_learns_within_its_limit() -> None:
     assert search.correction[index] == -limit
 
 
+#: The rewired search's switches (on by default) all off: the search before them.
+REWIRED_OFF = {name: False for name in (
+    "history_gravity", "continuation_history", "capture_history", "lmr_history", "keep_memory", "improving",
+    "late_move_pruning", "late_move_pruning_improving", "singular_extensions", "lmr_captures", "lmr_cut_nodes")}
+
 #: The game's memory kept across its searches, with correction history to carry.
 KEEP = {"search": {"keep_memory": True, "correction_history": True}}
 
@@ -263,13 +269,13 @@ def _two_moves(engine: Engine) -> tuple[int, int]:
 
 
 def test_keep_memory_starts_each_search_from_what_the_game_learnt() -> None:
-    """[search] keep_memory (off by default): a game's first search is the same with
+    """[search] keep_memory (on by default): a game's first search is the same with
     it or without it, its second differs (it starts from the first's history and
     corrections, not empty); ucinewgame, Clear Hash and new settings empty the
     memory (the same two trees again); the mates are still found. Without it the
     engine keeps none."""
     kept = searching_engine(config_from_dict(KEEP))
-    fresh = searching_engine(config_from_dict({"search": {"correction_history": True}}))
+    fresh = searching_engine(config_from_dict({"search": {"keep_memory": False, "correction_history": True}}))
     assert fresh.search_memory() is None
     first, second = _two_moves(kept)
     fresh_first, fresh_second = _two_moves(fresh)
@@ -379,7 +385,7 @@ def test_late_move_pruning_skips_quiet_moves_unmade() -> None:
     skipped; the tree shrinks and the mates are still found."""
     board = chess.Board(ITALIAN)
     on = searching_engine(config_from_dict({"search": {"late_move_pruning": True}}))
-    off = searching_engine()
+    off = searching_engine(config_from_dict({"search": {"late_move_pruning": False}}))
     assert on.think(board, Limits(depth=8)).nodes < off.think(board, Limits(depth=8)).nodes
     _finds_the_mates(on)
 
@@ -387,10 +393,12 @@ def test_late_move_pruning_skips_quiet_moves_unmade() -> None:
 def test_cut_nodes_follow_stockfish() -> None:
     """The null-window child of a late move's reduced search is a cut node, its
     re-search at full depth is not where the parent was one, a PV node's children
-    are not: with lmr_cut_nodes the tree shrinks (more reduction) and mates stay."""
+    are not: with lmr_cut_nodes (alone, the rest of the rewired search off) the tree
+    shrinks (more reduction) and mates stay."""
     board = chess.Board(ITALIAN)
-    on = searching_engine(config_from_dict({"search": {"lmr_cut_nodes": True}}))
-    assert on.think(board, Limits(depth=8)).nodes < searching_engine().think(board, Limits(depth=8)).nodes
+    on = searching_engine(config_from_dict({"search": {**REWIRED_OFF, "lmr_cut_nodes": True}}))
+    off = searching_engine(config_from_dict({"search": REWIRED_OFF}))
+    assert on.think(board, Limits(depth=8)).nodes < off.think(board, Limits(depth=8)).nodes
     _finds_the_mates(on)
 
 
@@ -613,10 +621,10 @@ def test_root_filter_domination() -> None:
 def test_root_filter_plays_a_legal_move_and_reports_its_choice() -> None:
     """With the root filter on, the move played is legal and the one the filter names;
     in BK.04 at depth 4 it overrules the search's choice."""
-    # The classical evaluation and the quiescence search without the table: the
-    # positions were chosen with their trees.
+    # The classical evaluation and the search without the quiescence table and the
+    # rewired techniques: the positions were chosen with their trees.
     classical = {"eval": {"nn": {"enabled": False}}}
-    plain = {"qsearch_tt": False}
+    plain = {"qsearch_tt": False, **REWIRED_OFF}
     engine = searching_engine(config_from_dict({"search": {"root_filter": True, **plain}, **classical}))
     for fen in (
         chess.STARTING_FEN,
