@@ -157,7 +157,8 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     board = chess.Board(ITALIAN)
     base: dict = {"eval": {"nn": {"enabled": False}}} if switch == "lazy_eval" else {}
     if switch in HISTORY_READERS:  # on the standard shape's scale, with a divisor a short search's history reaches
-        base = {"search": {"history_gravity": True, "continuation_history": True, "lmr_history_divisor": 128}}
+        base = {"search": {"history_gravity": True, "continuation_history": True, "lmr_history_divisor": 128,
+                           "history_pruning_margin": 64}}
     switched = searching_engine(config_from_dict({**base, "search": {**base.get("search", {}),
                                                                      switch: not getattr(Config().search, switch)}}))
     default = searching_engine(config_from_dict(base))
