@@ -159,6 +159,8 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
     if switch in HISTORY_READERS:  # on the standard shape's scale, with a divisor a short search's history reaches
         base = {"search": {"history_gravity": True, "continuation_history": True, "lmr_history_divisor": 128,
                            "history_pruning_margin": 64}}
+    if switch == "probcut":  # at a margin a capture of this quiet position reaches 7 plies deep
+        base = {"search": {"probcut_margin": 0}}
     switched = searching_engine(config_from_dict({**base, "search": {**base.get("search", {}),
                                                                      switch: not getattr(Config().search, switch)}}))
     default = searching_engine(config_from_dict(base))

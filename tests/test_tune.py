@@ -211,7 +211,7 @@ def test_sigmoid_scale_is_fitted(positions: Path) -> None:
     best = float(fitness.error(base)[0])
     assert 0.05 <= fitness.k <= 10.0
     for k in (max(fitness.k * 0.7, 0.05), min(fitness.k * 1.3, 10.0)):  # the search's range
-        assert float(fitness.error(base, k)[0]) >= best - 1e-9
+        assert float(fitness.error(base, k)[0]) >= best * (1 - 1e-6)  # float32's rounding, not a worse fit
 
 
 # ------------------------------------------------------------------ the optimisers
