@@ -23,7 +23,7 @@ from recorder import Recorder
 from blitzaco.board import INTERPRETED, WHITE, Board, compute_key, legal_codes, unsigned_key
 from blitzaco.config import Config, SearchConfig, config_from_dict
 from blitzaco.engine import Engine
-from blitzaco.movepick import toward_zero
+from blitzaco.movepick import SEE_VALUE, toward_zero
 from blitzaco.moves import encode_move
 from blitzaco.pheromone import Trails
 from blitzaco.search import (
@@ -31,6 +31,7 @@ from blitzaco.search import (
     CORRECTION_SIZE,
     INFINITE,
     MATE,
+    MATE_BOUND,
     Bound,
     PvLine,
     Search,
@@ -192,6 +193,23 @@ def test_the_quiescence_table_answers_stores_and_keeps_deeper_entries() -> None:
     assert on._qsearch(0, 1999, 2000, False) < 1999  # a lower bound below the window: searched, not stored
     entry = on.table.find(key)
     assert (entry_depth(entry), entry_score(entry), entry_bound(entry)) == (5, 1500, LOWER)
+
+
+def test_delta_pruning_keeps_checking_captures_and_returns_the_bound_in_reach() -> None:
+    """[search] delta_pruning, Stockfish's form: a capture that cannot lift the score
+    to alpha is skipped unless it gives check (the rook's capture on e8 mates, far
+    below a window at 0: two queens down), and a node whose captures were all
+    skipped fails low with the best bound in reach (stand pat, victim and margin),
+    not with its stand pat alone."""
+    on = config_from_dict({"search": {"delta_pruning": True, "lazy_eval": False}})
+    mate_in_capture = direct_search(chess.Board("4n1k1/5ppp/8/8/8/1q6/q4PPP/4R1K1 w - - 0 1"), on)
+    mate_in_capture.table.allocate()
+    assert mate_in_capture._qsearch(0, 0, 1, False) >= MATE_BOUND
+    pawn_capture = direct_search(chess.Board("n5k1/5ppp/8/8/4p3/1q6/q4PPP/4R1K1 w - - 0 1"), on)
+    pawn_capture.table.allocate()
+    stand_pat = pawn_capture._qsearch(0, -10000, -9999, False)  # fails high on its stand pat
+    reach = stand_pat + SEE_VALUE[chess.PAWN] + on.search.delta_margin
+    assert reach <= 0 and pawn_capture._qsearch(0, 0, 1, False) == reach
 
 
 def test_the_table_score_is_a_plain_function_and_the_reduction_table_is_cached() -> None:

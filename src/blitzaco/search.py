@@ -1273,10 +1273,15 @@ class Search:
                 if see_prune and not safe_capture(board, code, self.see_scratch):
                     continue
                 if delta and code >> 12 == 0:
-                    # Delta pruning: even this victim and a margin cannot lift the
-                    # score to alpha (promotions always go on).
+                    # Delta pruning, Stockfish's form: even this victim and a margin
+                    # cannot lift the score to alpha, and the capture gives no check
+                    # (promotions always go on); the bound it could reach stands in
+                    # for its score, so a fail-low returns what was in reach.
                     victim = squares[SQ120[code >> 6 & 63]] & 7
-                    if stand_pat + SEE_VALUE[victim if victim != 0 else PAWN] + margin <= alpha:
+                    reach = stand_pat + SEE_VALUE[victim if victim != 0 else PAWN] + margin
+                    if reach <= alpha and not board.gives_check(code):
+                        if reach > best:
+                            best = reach
                         continue
             board.make(code)
             if not board.was_legal():
