@@ -291,6 +291,67 @@ def test_train_net_records_its_data_and_resumes_from_the_given_weights(
     assert grown["trainings"][2]["held_out_loss"]["start"] == pytest.approx(summary["held_out_loss_start"], rel=1e-6)
 
 
+def test_train_net_widens_a_net_without_changing_what_it_says(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """``--resume NET --hidden MORE``: NET's neurons are kept and the new ones start
+    with output weights of zero, so with zero epochs the widened net scores every
+    position as NET does, in the trainer (the same held-out loss at the start) and in
+    the engine (the same integers); the record says it was widened and by what rule;
+    trained on, the new neurons get a say."""
+    pytest.importorskip("torch")
+    from blitzaco.board import Board
+    from blitzaco.config import EvalConfig
+    from blitzaco.network import NetEvaluator
+    from blitzaco.tools.tune.labels import read_labels
+    from blitzaco.tools.tune.record import WIDENED_RULE
+
+    data = _label_copy(tmp_path, 107)
+    net = tmp_path / "narrow.bin"
+    code, err = _train(tmp_path, ["--data", str(data), "--hidden", "8", "--output-buckets", "2", "--activation",
+                                  "screlu", "--mirror", "--epochs", "1", "--batch", "64", "--out", str(net)], capsys)
+    assert code == 0, err
+    wide = tmp_path / "wide.bin"
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--hidden", "16", "--data", str(data),
+                                  "--epochs", "0", "--out", str(wide)], capsys)
+    assert code == 0, err
+    before, after = decode_weights(net.read_bytes()), decode_weights(wide.read_bytes())
+    assert (after.hidden, after.buckets, after.flags, after.b2) == (16, 2, before.flags, before.b2)
+    assert after.meta["net"]["hidden"] == 16 and before.meta["net"]["hidden"] == 8
+    training = after.meta["trainings"][-1]
+    assert training["widened"] == {"from": 8, "to": 16, "rule": WIDENED_RULE}
+    assert "widened" not in after.meta["trainings"][0]
+    same = tmp_path / "same.bin"  # resumed at its own width: the quantised start net's loss
+    code, err = _train(tmp_path, ["--resume", str(net), "--replay", "--data", str(data), "--epochs", "0",
+                                  "--out", str(same)], capsys)
+    assert code == 0, err
+    assert training["held_out_loss"]["start"] == pytest.approx(
+        read_record(same)["trainings"][-1]["held_out_loss"]["start"], rel=1e-6)
+    for bucket in range(2):  # each half of each bucket: the old weights, then zeros
+        for half in range(2):
+            at = (2 * bucket + half) * 16
+            old_at = (2 * bucket + half) * 8
+            assert after.w2[at:at + 16] == before.w2[old_at:old_at + 8] + (0,) * 8
+    assert any(after.w1[i * 16 + 8:i * 16 + 16] != (0,) * 8 for i in range(INPUTS))  # the new neurons hear
+    narrow_net, wide_net = NetEvaluator(EvalConfig(), before), NetEvaluator(EvalConfig(), after)
+    scores = []
+    for index, label in enumerate(read_labels(data)):
+        if index == 200:
+            break
+        board = Board.from_chess(label.board)
+        narrow_net.reset(board)
+        wide_net.reset(board)
+        scores.append((int(narrow_net.network(board)), int(wide_net.network(board))))
+    assert all(a == b for a, b in scores) and len({a for a, _ in scores}) > 20
+    trained = tmp_path / "trained.bin"  # the streamed trainer widens the same way
+    code, err = _train(tmp_path, ["--resume", str(wide), "--replay", "--hidden", "24", "--stream", "--data",
+                                  str(data), "--epochs", "1", "--batch", "64", "--out", str(trained)], capsys)
+    assert code == 0, err
+    grown = decode_weights(trained.read_bytes())
+    assert grown.hidden == 24 and grown.meta["trainings"][-1]["widened"]["from"] == 16
+    assert any(grown.w2[16:24]) and [training.get("widened", {}).get("to") for training in grown.meta["trainings"]] \
+        == [None, 16, 24]
+
+
 def test_a_replacing_net_of_128_quantises_within_3_cp_of_the_trainer() -> None:
     """The shipped shape (768x2->128x2->1, not residual): the engine's integer output
     is within 3 centipawns of the trainer's float output on the sample's positions."""
@@ -321,9 +382,9 @@ def test_train_net_refuses_a_start_net_it_cannot_resume(tmp_path: Path, capsys: 
         assert code == 2 and reason in err, err
     good = tmp_path / "good.bin"
     good.write_bytes(_net(_record() | {"net": {**_record()["net"], "hidden": 8}}, hidden=8))
-    code, err = _train(tmp_path, ["--resume", str(good), "--hidden", "16", "--data", str(data), "--out", str(out)],
+    code, err = _train(tmp_path, ["--resume", str(good), "--hidden", "4", "--data", str(data), "--out", str(out)],
                        capsys)
-    assert code == 2 and "8 hidden" in err
+    assert code == 2 and "8 hidden" in err and "not narrowed" in err
     unknown = tmp_path / "unknown.bin"  # a label file whose run (seed) is unknown cannot enter a record
     shutil.copy(SAMPLE, unknown)
     code, err = _train(tmp_path, ["--data", str(unknown), "--epochs", "0", "--out", str(out)], capsys)

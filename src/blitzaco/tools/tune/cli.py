@@ -113,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="start from NET's weights and append to its training record (NET's shape is kept)")
     net.add_argument("--replay", action="store_true",
                      help="with --resume: accept label runs NET has already seen (their seeds are in its record)")
-    net.add_argument("--hidden", type=int, help="neurons per perspective (default 32; with --resume, NET's)")
+    net.add_argument("--hidden", type=int, help="neurons per perspective (default 32; with --resume, NET's, or "
+                     "more to widen it: its neurons kept, the new ones starting with no say in the output)")
     net.add_argument("--output-buckets", type=int,
                      help="outputs chosen by the number of pieces, as Stockfish's 8 (default 1; with --resume, NET's)")
     net.add_argument("--epochs", type=int, default=20)
@@ -573,8 +574,9 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
             start, record = rec.check_resumable(args.resume)
         except (NetworkError, rec.RecordError) as err:
             return fail(f"cannot resume from {args.resume}: {err}")
-        if args.hidden is not None and args.hidden != start.hidden:
-            return fail(f"{args.resume} has {start.hidden} hidden neurons, not {args.hidden}")
+        if args.hidden is not None and args.hidden < start.hidden:
+            return fail(f"{args.resume} has {start.hidden} hidden neurons: it can be widened, not narrowed to "
+                        f"{args.hidden}")
         if args.output_buckets is not None and args.output_buckets != start.buckets:
             return fail(f"{args.resume} has {start.buckets} output buckets, not {args.output_buckets}")
         if bool(start.flags & 1) != args.residual:
@@ -596,7 +598,7 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         mirror = args.mirror
     if activation != "crelu" and (args.residual or args.spectral):
         return fail("--activation screlu is for a replacing net")
-    hidden = start.hidden if start is not None else (args.hidden or 32)
+    hidden = args.hidden or (start.hidden if start is not None else 32)
     buckets = start.buckets if start is not None else (args.output_buckets or 1)
     if not 1 <= buckets <= MAX_BUCKETS:
         return fail(f"--output-buckets is 1 to {MAX_BUCKETS}")
@@ -758,10 +760,14 @@ def _train_net(args: argparse.Namespace, argv: list[str]) -> int:
         "commit": rec.git_commit(),
         "command": shlex.join(["tune.py", *argv]),
     }
+    if start is not None and start.hidden != hidden:
+        training["widened"] = {"from": start.hidden, "to": hidden, "rule": rec.WIDENED_RULE}
     if record is None:
         record = rec.new_record(hidden=hidden, residual=args.residual, lam=args.lam, scale=args.scale,
                                 held_out=args.held_out, output_buckets=buckets, activation=activation,
                                 mirror=mirror)
+    else:
+        record = {**record, "net": {**record["net"], "hidden": hidden}}
     record = rec.add_training(record, runs, training)
     blob = quantise(model, residual=args.residual, meta=record)
     decode_network(blob)  # the engine must be able to read what was written

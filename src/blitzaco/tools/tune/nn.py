@@ -467,13 +467,18 @@ def spectral_inputs(path: str | Path, limit: int | None = None) -> np.ndarray:
 
 
 def start_weights(model: Any, start: NetworkWeights) -> None:
-    """Set *model*'s weights to the quantised net *start*'s, each divided by its scale."""
+    """Set *model*'s weights to the quantised net *start*'s, each divided by its scale.
+
+    A model wider than *start* is *start* widened: its first neurons are *start*'s,
+    the others keep their random feature weights and get output weights of zero, so
+    the model's output is *start*'s until training gives the new neurons a say."""
     import torch
 
     hidden = start.hidden
+    wide = model.ft.weight.shape[1]
     if start.qa != QA or start.qb != QB:
         raise ValueError(f"the start net's scales are QA {start.qa}, QB {start.qb}; the trainer's {QA}, {QB}")
-    if model.ft.weight.shape[1] != hidden or model.extra is not None:
+    if wide < hidden or model.extra is not None:
         raise ValueError(f"the start net has {hidden} hidden neurons")
     if model.out.weight.shape[0] != start.buckets:
         raise ValueError(f"the start net has {start.buckets} output buckets, the model {model.out.weight.shape[0]}")
@@ -483,11 +488,12 @@ def start_weights(model: Any, start: NetworkWeights) -> None:
         raise ValueError(f"the start net is {'' if start.flags & FLAG_MIRRORED else 'not '}mirrored by the king's file")
     with torch.no_grad():
         w1 = torch.tensor(start.w1, dtype=torch.float64).reshape(INPUTS, hidden) / QA
-        model.ft.weight[:INPUTS] = w1.float()
+        model.ft.weight[:INPUTS, :hidden] = w1.float()
         model.ft.weight[INPUTS].zero_()
-        model.b1[:] = (torch.tensor(start.b1, dtype=torch.float64) / QA).float()
-        w2 = torch.tensor(start.w2, dtype=torch.float64).reshape(start.buckets, 2 * hidden) / QB
-        model.out.weight[:] = w2.float()
+        model.b1[:hidden] = (torch.tensor(start.b1, dtype=torch.float64) / QA).float()
+        w2 = torch.tensor(start.w2, dtype=torch.float64).reshape(start.buckets, 2, hidden) / QB
+        model.out.weight.zero_()
+        model.out.weight.view(start.buckets, 2, wide)[:, :, :hidden] = w2.float()
         model.out.bias[:] = (torch.tensor(start.b2, dtype=torch.float64) / (QA * QB)).float()
 
 

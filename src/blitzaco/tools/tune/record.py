@@ -39,7 +39,8 @@ The record, version 1 (JSON object; lists in the order things happened):
 * ``trainings``: one entry per training run: ``date``, ``start`` (null for random
   weights, else the start net's ``file``, ``sha256`` and number of trainings),
   ``data`` (per label file: ``seed``, ``records`` [first, end), ``fitted``,
-  ``held_out`` [first, end)), ``replay`` (in words), ``epochs`` (planned),
+  ``held_out`` [first, end)), ``replay`` (in words), ``widened`` (only where the
+  run widened its start net: ``from`` and ``to`` neurons, the ``rule``), ``epochs`` (planned),
   ``epochs_run``, ``best_epoch`` (the one kept; 0 is the start), ``batch``,
   ``optimiser`` (name, ``lr``, ``betas``, ``eps``, ``weight_decay``, ``state``),
   ``schedule`` (name, ``from``, ``to``, ``steps``), ``weight_limits``, ``seed``
@@ -90,6 +91,9 @@ PRIOR_SEEDS: tuple[dict[str, object], ...] = (
 SHIPPED_NET = "net.bin"
 HELD_OUT_RULE = ("each training run holds out the last `share` of the records it takes from each label file and never "
                  "fits them (the file is written game by game: at most one game straddles the cut)")
+#: How a widened net starts (``train-net --resume NET --hidden MORE``).
+WIDENED_RULE = ("the start net's neurons kept; the new ones' feature weights random, their output weights zero, so "
+                "the widened net's output is the start net's until training")
 _TOP_KEYS = ("record", "net", "target", "held_out", "label_runs", "prior_seeds", "trainings", "positions")
 
 
