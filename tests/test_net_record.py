@@ -448,7 +448,7 @@ def test_the_shipped_replacing_net_carries_its_record_and_is_off() -> None:
     assert not net.residual and net.hidden >= 64
     record = read_record(path)
     assert record["net"]["hidden"] == net.hidden and record["trainings"]
-    assert {23, 27, 31} <= {run["seed"] for run in record["label_runs"]}  # the search labels and seed 31
+    assert {23, 27, 31, 32} <= {run["seed"] for run in record["label_runs"]}  # the search labels, seeds 31 and 32
     assert record["positions"] == net.meta["positions"] > 100_000
     sidecar = ROOT / "assets" / "net.json"
     assert json.loads(sidecar.read_text()) == record
