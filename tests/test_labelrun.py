@@ -259,11 +259,14 @@ def test_the_label_command_runs_in_batches_and_says_what_it_merged(tmp_path: Pat
 def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: Path, reference: bytes) -> None:
     """Ctrl-C (SIGINT) during a run: no traceback, exit status 130, the batches
     written kept and said; the workers ended with it; ``--merge-done`` merges the
-    batches done without playing more; the same command goes on to the run's file."""
+    batches done without playing more; the same command goes on to the run's file.
+    One worker: the batches end in order, so the first is done while six are still
+    to play (with two, the first batch could be the run's last to end, and the run
+    end before the interrupt)."""
     out = tmp_path / "labels.bin"
     command = [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
                "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
-               "--positions", str(POSITIONS), "--seed", "7", "--force", "--workers", "2", "--ray", "none",
+               "--positions", str(POSITIONS), "--seed", "7", "--force", "--workers", "1", "--ray", "none",
                "--out", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = batch_folder(out)
