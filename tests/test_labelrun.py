@@ -260,15 +260,18 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
     """Ctrl-C (SIGINT) during a run: no traceback, exit status 130, the batches
     written kept and said; the workers ended with it; ``--merge-done`` merges the
     batches done without playing more; the same command goes on to the run's file.
-    One worker: the batches end in order, so the first is done while six are still
-    to play (with two, the first batch could be the run's last to end, and the run
-    end before the interrupt)."""
+    The interrupted run asks for a hundred times the positions, so that it cannot end
+    before the interrupt comes (compiled, a batch takes a few hundredths of a second);
+    one worker, so that its batches end in order. The run that goes on asks for the
+    reference's positions: it keeps the batches done and merges the first ones."""
     out = tmp_path / "labels.bin"
     command = [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
                "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
                "--positions", str(POSITIONS), "--seed", "7", "--force", "--workers", "1", "--ray", "none",
                "--out", str(out)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    long_run = [*command[:command.index("--positions") + 1], str(100 * POSITIONS),
+                *command[command.index("--positions") + 2:]]
+    process = subprocess.Popen(long_run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = batch_folder(out)
     deadline = time.monotonic() + 300
     while not (folder / "000000.json").exists() and process.poll() is None:  # the first batch: one to merge
@@ -281,7 +284,7 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
     assert "batches done" in err and "the same command goes on" in err
     assert not any(Path(f"/proc/{pid}").exists() and _parent(pid) == process.pid for pid in children)
     kept = done_batches(out)
-    merged = subprocess.run([*command, "--merge-done"], capture_output=True, text=True, timeout=600)
+    merged = subprocess.run([*long_run, "--merge-done"], capture_output=True, text=True, timeout=600)
     assert merged.returncode == 0 and "distinct positions" in merged.stdout, merged.stderr[-3000:]
     state = json.loads(out.with_name("labels.bin.json").read_text())
     assert 0 < len(state["batches"]) <= len(kept) and state["batches"][0] == kept[0]["sha256"]
