@@ -271,7 +271,10 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
                "--out", str(out)]
     long_run = [*command[:command.index("--positions") + 1], str(100 * POSITIONS),
                 *command[command.index("--positions") + 2:]]
-    process = subprocess.Popen(long_run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the child even where this test runs with SIGINT
+    # ignored (a background job of a non-interactive shell: Python then keeps it ignored).
+    process = subprocess.Popen(long_run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     folder = batch_folder(out)
     deadline = time.monotonic() + 300
     while not (folder / "000000.json").exists() and process.poll() is None:  # the first batch: one to merge
