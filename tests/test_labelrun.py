@@ -265,12 +265,14 @@ def test_the_label_command_stopped_by_an_interrupt_keeps_its_batches(tmp_path: P
     one worker, so that its batches end in order. The run that goes on asks for the
     reference's positions: it keeps the batches done and merges the first ones."""
     out = tmp_path / "labels.bin"
-    command = [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
-               "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
-               "--positions", str(POSITIONS), "--seed", "7", "--force", "--workers", "1", "--ray", "none",
-               "--out", str(out)]
-    long_run = [*command[:command.index("--positions") + 1], str(100 * POSITIONS),
-                *command[command.index("--positions") + 2:]]
+
+    def label_command(positions: int) -> list[str]:
+        return [sys.executable, str(ROOT / "scripts" / "tune.py"), "label", "--static", "--nodes", "100",
+                "--random-moves", "0.1", "--chess960", "0.5", "--children", "2", "--batch-games", "2",
+                "--positions", str(positions), "--seed", "7", "--force", "--workers", "1", "--ray", "none",
+                "--out", str(out)]
+
+    command, long_run = label_command(POSITIONS), label_command(100 * POSITIONS)
     # Ctrl-C's default action in the child even where this test runs with SIGINT
     # ignored (a background job of a non-interactive shell: Python then keeps it ignored).
     process = subprocess.Popen(long_run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
