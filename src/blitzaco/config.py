@@ -1004,8 +1004,8 @@ class NetworkConfig:
     trained as a residual is added to the classical evaluation; any other net replaces
     it, blended with a share of the classical score (classical; at 0 the classical
     terms are not computed). The default, the shipped net.bin alone (weight 1, classical
-    0: 768x2->128x2->8, eight output buckets by the number of pieces), won the
-    400-game match at equal time that made it the default (README)."""
+    0: 768x2->256x2->8, eight output buckets by the number of pieces), won the
+    match at equal time that made it the default (README)."""
 
     enabled: bool = _param(
         "Use the network (a missing or unreadable file is reported and the classical evaluation used alone)."
