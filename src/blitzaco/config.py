@@ -776,9 +776,9 @@ class LevelsConfig:
     )
     elo_of_level: tuple[int, ...] = _ints(
         "The UCI_Elo each level 0..20 plays at, on Stockfish 15.1's UCI_Elo scale: measured at levels 20 (full "
-        "strength at 4666bb9 with the SPSA-tuned search numbers: 200 games against UCI_Elo 2200, 2256 +- 43, and "
-        "100 against 2400, 2300 +- 59, together 2271 +- 35; at 3c1fb9e, before the tuned numbers, 2226 against "
-        "2200; the net with the flat clock 2170 at 551fb47, the net on 7.6 million labels 2148 at 93bec8b, the "
+        "strength with the 256-neuron net and the rewired search: 200 games against UCI_Elo 2400, 2367 +- 40; "
+        "at 4666bb9 with the SPSA-tuned search numbers 2271 +- 35 from 200 games against 2200 and 100 against "
+        "2400; at 3c1fb9e, before the tuned numbers, 2226 against 2200; the net with the flat clock 2170 at 551fb47, the net on 7.6 million labels 2148 at 93bec8b, the "
         "one-output net 2111 at ea43d6c, the blend 2069 at df0f4bc, the classical evaluation alone 1983 at "
         "342e273), "
         "16 and 12 against Stockfish and at 8, 4 and 0 by a chain of levels below them (100 games each), "

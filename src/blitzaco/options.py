@@ -53,4 +53,4 @@ class Options:
     skill_level: int = _option(20, "Skill Level", "spin", 0, 20)
     limit_strength: bool = _option(False, "UCI_LimitStrength", "check")
     # Up to [levels] elo_of_level's level 20 (full strength); a value below level 0's entry plays level 0.
-    elo: int = _option(2271, "UCI_Elo", "spin", 750, 2271)
+    elo: int = _option(2367, "UCI_Elo", "spin", 750, 2367)
