@@ -272,16 +272,19 @@ def test_a_trim_never_due_leaves_the_search_alone() -> None:
 def test_a_due_trim_ends_the_iteration_once_the_best_move_is_confirmed() -> None:
     """Due from the start, the first iteration at the trim's depth ends as soon as the
     previous best move is searched at that depth (and not beaten): the result is that
-    move with the new depth's score, at a fraction of the iteration's nodes."""
-    plain, _ = _trim_search(None, max_depth=4)
-    at_three, _ = _trim_search(None, max_depth=3)
-    trimmed, depths = _trim_search(lambda: True, depth=4, max_depth=4)
-    assert depths == [1, 2, 3]
+    move with the new depth's score, at a fraction of the iteration's nodes. The trim's
+    depth is the first from 4 where the untrimmed search keeps the previous depth's
+    best move (which depth that is follows the evaluation: 5 with the shipped net)."""
+    plain = {depth: _trim_search(None, max_depth=depth)[0] for depth in range(3, 8)}
+    best = {depth: search.best_line()[0][0] for depth, search in plain.items()}
+    at = next(depth for depth in range(4, 8) if best[depth] == best[depth - 1])
+    trimmed, depths = _trim_search(lambda: True, depth=at, max_depth=at)
+    assert depths == list(range(1, at))
     assert trimmed.stopped
     pv, score, depth = trimmed.best_line()
-    assert depth == 4
-    assert pv[0] == at_three.best_line()[0][0]
-    assert trimmed.nodes < plain.nodes
+    assert depth == at
+    assert pv[0] == best[at - 1]
+    assert trimmed.nodes < plain[at].nodes
     assert -MATE_BOUND < score < MATE_BOUND
 
 
