@@ -165,11 +165,12 @@ def test_pruning_switches_change_the_tree_and_still_find_mates(switch: str) -> N
         base = {"search": {"probcut_margin": 0}}
     flipped = config_from_dict({**base, "search": {**base.get("search", {}),
                                                    switch: not getattr(Config().search, switch)}})
+    default = config_from_dict(base)
 
     def nodes(config: Config, depth: int) -> int:
         return searching_engine(config).think(board, Limits(depth=depth)).nodes
 
-    assert any(nodes(flipped, depth) != nodes(config_from_dict(base), depth) for depth in (7, 6))
+    assert any(nodes(flipped, depth) != nodes(default, depth) for depth in (7, 6))
     _finds_the_mates(searching_engine(flipped))
 
 

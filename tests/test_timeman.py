@@ -275,16 +275,21 @@ def test_a_due_trim_ends_the_iteration_once_the_best_move_is_confirmed() -> None
     move with the new depth's score, at a fraction of the iteration's nodes. The trim's
     depth is the first from 4 where the untrimmed search keeps the previous depth's
     best move (which depth that is follows the evaluation: 5 with the shipped net)."""
-    plain = {depth: _trim_search(None, max_depth=depth)[0] for depth in range(3, 8)}
-    best = {depth: search.best_line()[0][0] for depth, search in plain.items()}
-    at = next(depth for depth in range(4, 8) if best[depth] == best[depth - 1])
+    before, _ = _trim_search(None, max_depth=3)
+    for at in range(4, 8):  # each depth's untrimmed search only until one keeps the move
+        plain, _ = _trim_search(None, max_depth=at)
+        if plain.best_line()[0][0] == before.best_line()[0][0]:
+            break
+        before = plain
+    else:
+        pytest.fail("the best move changed at every depth from 3 to 7")
     trimmed, depths = _trim_search(lambda: True, depth=at, max_depth=at)
     assert depths == list(range(1, at))
     assert trimmed.stopped
     pv, score, depth = trimmed.best_line()
     assert depth == at
-    assert pv[0] == best[at - 1]
-    assert trimmed.nodes < plain[at].nodes
+    assert pv[0] == before.best_line()[0][0]
+    assert trimmed.nodes < plain.nodes
     assert -MATE_BOUND < score < MATE_BOUND
 
 
