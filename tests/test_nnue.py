@@ -740,6 +740,14 @@ def test_check_eval_measures_what_the_search_calls(tmp_path: Path) -> None:
     assert "classical" in shown.stdout and "residual.bin" in shown.stdout
     constant = check_evaluations([sample, other], [], held_out=0.1, lam=1.0)[0].loss
     assert f"{constant:13.6f}" in shown.stdout and constant != pytest.approx(pooled[0].loss)
+    assert "on 90 held-out positions, lambda 1.0" in shown.stdout
+    fewer = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--data", str(other),
+                            "--held-out", "0.1", "--lam", "0.0", "--most", "25"],
+                           capture_output=True, text=True, timeout=120)
+    assert fewer.returncode == 0, fewer.stderr
+    assert "on 50 held-out positions, lambda 0.0" in fewer.stdout  # 25 of each file
+    results = check_evaluations([sample, other], [], held_out=0.1, lam=0.0, most=25)[1].loss
+    assert f"{results:13.6f}" in fewer.stdout
     (tmp_path / "bad.bin").write_bytes(b"not a network")
     bad = subprocess.run([sys.executable, str(script), "check-eval", "--data", str(sample), "--net",
                           str(tmp_path / "bad.bin")], capture_output=True, text=True, timeout=120)

@@ -167,6 +167,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="classical weights (default: the built-in ones)")
     check.add_argument("--held-out", type=float, default=0.02, help="the last share of the file (as train-net)")
     check.add_argument("--limit", type=int, help="use only the first N records (as train-net)")
+    check.add_argument("--most", type=int,
+                       help="at most the first N held-out positions of each file (default: all; the engine's "
+                            "evaluations run in Python, a fraction of a millisecond each compiled)")
 
     positions = commands.add_parser(
         "positions", help="the labelled quiet positions of PGN games, or of a Stockfish label file, traced")
@@ -338,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             checks = check_evaluations(args.data, args.net, config=base, held_out=args.held_out, lam=args.lam,
-                                       limit=args.limit)
+                                       limit=args.limit, most=args.most)
         except (OSError, ValueError) as err:
             print(f"tune: {err}", file=sys.stderr)
             return 2
@@ -346,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         for item in checks:
             print(f"{item.name:>24} | {item.loss:13.6f} | {item.factor:4.2f}: {item.scaled_loss:.6f} | "
                   f"{item.microseconds:8.1f}")
+        print(f"on {checks[0].positions:,} held-out positions, lambda {args.lam}")
         return 0
     if args.command == "positions":
         from blitzaco.tools.tune.positions import extract, extract_labels
