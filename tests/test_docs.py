@@ -89,6 +89,34 @@ def test_the_table_reader_sees_a_wrong_row() -> None:
     assert "MultiPV" not in readme_options(dropped)
 
 
+def search_table_defaults(text: str) -> dict[str, str]:
+    """docs/search.md's table of what each technique was worth: switch -> its default
+    column (``on`` or ``off``), for the rows that name one switch first."""
+    section = text.split("\n## What each technique was worth\n", 1)[1].split("\n## ", 1)[0]
+    defaults = {}
+    for row in section.splitlines():
+        found = re.match(r"\| `(\w+)`[^|]*\| (on|off) \|", row)
+        if found:
+            defaults[found[1]] = found[2]
+    return defaults
+
+
+def test_the_search_table_gives_each_switch_its_shipped_default() -> None:
+    """Every switch row of docs/search.md's table says on or off as config.toml ships
+    it, and a row that says otherwise is seen."""
+    import tomllib
+
+    shipped = tomllib.loads((ROOT / "config.toml").read_text(encoding="utf-8"))["search"]
+    text = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
+    documented = search_table_defaults(text)
+    assert len(documented) >= 20, documented
+    for name, default in documented.items():
+        assert name in shipped, f"docs/search.md's table names {name}, not a [search] setting"
+        assert default == ("on" if shipped[name] else "off"), f"docs/search.md says {name} is {default}"
+    flipped = text.replace("| `root_filter` | off |", "| `root_filter` | on |")
+    assert flipped != text and search_table_defaults(flipped)["root_filter"] == "on"
+
+
 def _doc_texts() -> dict[str, str]:
     return {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8") for path in DOCS}
 
