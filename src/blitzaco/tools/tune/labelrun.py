@@ -200,7 +200,10 @@ class _Ray:
         with labelling._one_thread_numpy():  # the workers inherit the environment of a local instance started here
             ray = start_ray(address, workers)
         self._ray = ray
-        self._remote = ray.remote(max_retries=RETRIES)(_ray_batch)
+        # SPREAD: a cluster's batches go to every node with a free core, not first to
+        # the driver's own node (Ray's default packs it, and a node whose workers
+        # start slowly on a busy machine could be left out of a short run).
+        self._remote = ray.remote(max_retries=RETRIES, scheduling_strategy="SPREAD")(_ray_batch)
         self._args = (settings, stockfish, evaluator)
         self._refs: dict[Any, int] = {}
         self.retried = 0
