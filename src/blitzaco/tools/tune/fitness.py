@@ -33,6 +33,7 @@ import torch
 from blitzaco.config import config_from_dict, dump_toml
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, Opening, load_openings, play_match
 from blitzaco.tools.tune.positions import PositionSet, tuning_openings
+from blitzaco.tools.tune.rayinit import retried_task
 from blitzaco.tools.tune.spec import GameSettings, Genome
 
 __all__ = ["PositionFitness", "GameFitness", "LINEAR_PATHS", "texel_error"]
@@ -170,7 +171,7 @@ class GameFitness:
 
             ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
             self._ray = ray
-            self._remote = ray.remote(_play_candidate)
+            self._remote = retried_task(ray, _play_candidate)
 
     def openings(self, round: int) -> list[Opening]:
         """The openings of call number *round*: the same for every candidate of it."""

@@ -55,7 +55,7 @@ from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune import labels as labelling
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES
 from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
-from blitzaco.tools.tune.rayinit import start_ray
+from blitzaco.tools.tune.rayinit import RETRIES, retried_task, start_ray
 from blitzaco.tools.tune.sources import tuning_openings
 
 __all__ = [
@@ -67,8 +67,6 @@ __all__ = [
 #: settings): small enough that a lost batch costs little, large enough that a
 #: task's overhead (a few milliseconds on Ray) does not count.
 BATCH_GAMES = 256
-#: Times a batch whose worker died is given again before the run stops with an error.
-RETRIES = 5
 #: The number of openings a run draws its games' openings from (as ``generate``).
 _OPENINGS = 4096
 #: Seed of the Zobrist table of :func:`position_keys` (any fixed number: a key is
@@ -200,10 +198,7 @@ class _Ray:
         with labelling._one_thread_numpy():  # the workers inherit the environment of a local instance started here
             ray = start_ray(address, workers)
         self._ray = ray
-        # SPREAD: a cluster's batches go to every node with a free core, not first to
-        # the driver's own node (Ray's default packs it, and a node whose workers
-        # start slowly on a busy machine could be left out of a short run).
-        self._remote = ray.remote(max_retries=RETRIES, scheduling_strategy="SPREAD")(_ray_batch)
+        self._remote = retried_task(ray, _ray_batch)
         self._args = (settings, stockfish, evaluator)
         self._refs: dict[Any, int] = {}
         self.retried = 0

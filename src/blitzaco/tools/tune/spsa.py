@@ -45,7 +45,7 @@ from typing import Any
 
 from blitzaco.config import Config, ConfigError, read_toml
 from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, MatchReport, Opening, play_match
-from blitzaco.tools.tune.rayinit import start_ray
+from blitzaco.tools.tune.rayinit import retried_task, start_ray
 from blitzaco.tools.tune.spec import lookup
 
 __all__ = ["SpsaParam", "SpsaSettings", "load_spsa_spec", "default_spsa_spec_path", "schedule", "run_spsa",
@@ -158,8 +158,6 @@ def config_text(params: Sequence[SpsaParam], values: Sequence[float]) -> str:
 
 #: A match function with play_match's signature (tests pass their own).
 Play = Callable[..., MatchReport]
-#: Times Ray plays a game pair again when its worker or node dies.
-RETRIES = 5
 #: No adjudication (play_match's default).
 _ADJUDICATION = Adjudication()
 
@@ -198,7 +196,7 @@ class RayPlay:
 
     def __init__(self, address: str, workers: int) -> None:
         self._ray = start_ray(address, workers)
-        self._remote = self._ray.remote(max_retries=RETRIES, num_cpus=1)(_play_pair)
+        self._remote = retried_task(self._ray, _play_pair)
         self.nodes: set[str] = set()
 
     def __call__(self, first: EngineSpec, second: EngineSpec, openings: Sequence[Opening], limit: MatchLimit,
