@@ -22,6 +22,10 @@ techniques one after another at the long control:
         --env PYTHONPATH=build/B/site --resign 1000:5 --draw 10:8:40 --out runs/loo \
         late_move_pruning singular_extensions lmr_cut_nodes
 
+With ``--resume`` each match counts the pairs its PGN in ``--out`` already holds and
+plays only the rest: the same command, run again in a later sitting, goes on where
+the last one stopped (a match already decided plays nothing).
+
 The logic is the match runner's (blitzaco.tools.match); this only builds the
 configurations.
 """
@@ -84,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="an environment variable of both engines (PYTHONPATH=build/B/site)")
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                         help="stop each match when its SPRT decides (alpha = beta = 0.05)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from the games each match's PGN in --out already holds")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -117,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         report = play_match(
             first, second, load_openings(args.openings), MatchLimit.parse(args.tc), args.games,
             concurrency=args.concurrency, adjudication=Adjudication.parse(args.resign, args.draw), sprt=sprt,
-            pgn_path=out / f"{switch}.pgn", progress=print_progress,
+            pgn_path=out / f"{switch}.pgn", progress=print_progress, resume=args.resume,
         )
         print(report.summary(), flush=True)
         (out / f"{switch}.json").write_text(json.dumps(report.as_dict(), indent=2))

@@ -16,6 +16,10 @@ one quoted string (--engine 'name=new cmd="python -m blitzaco"'). An engine may
 have a limit of its own, which takes the place of the match's for it (time or
 node odds): tc=20+0.2, nodes=N, depth=N or st=SECONDS (a move). The logic lives
 in blitzaco.tools.match; this is its front end.
+
+A long match need not fit one sitting: the same command with --resume counts the
+pairs its --pgn file already holds whole and plays only the rest (its SPRT, if
+any, where it was; the lone game of a pair cut short is dropped and played again).
 """
 
 from __future__ import annotations
@@ -48,12 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--pgn", help="add the games to this file (appended to, never overwritten)")
+    parser.add_argument("--resume", action="store_true",
+                        help="count the pairs the --pgn file already holds whole and play only the rest "
+                             "(the same command again goes on where a stopped match ended)")
     parser.add_argument("--json", help="write the report here as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
 
     if len(args.engine) != 2:
         parser.error("give --engine exactly twice")
+    if args.resume and not args.pgn:
+        parser.error("--resume needs --pgn: a match resumes from its games")
     first, second = (EngineSpec.parse(_spec_text(words)) for words in args.engine)
     if args.tc:
         match_limit = MatchLimit.parse(args.tc)
@@ -77,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         sprt=sprt,
         pgn_path=args.pgn,
         progress=None if args.quiet else print_progress,
+        resume=args.resume,
     )
     print(report.summary())
     if args.json:

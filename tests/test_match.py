@@ -257,6 +257,58 @@ def test_sprt_stops_the_match_early() -> None:
     assert report.verdict == "H1" and report.games < 200
 
 
+def _rounds(pgn: Path) -> list[int]:
+    rounds = []
+    with open(pgn, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            rounds.append(int(game.headers["Round"]))
+    return rounds
+
+
+def test_a_stopped_match_resumes_from_its_pgn(tmp_path: Path) -> None:
+    """A match killed between the two games of its third pair (its second game cut
+    off mid-write): --resume keeps the two whole pairs, drops the lone game and the
+    fragment, and plays only the pairs it lacks."""
+    whole = tmp_path / "whole.pgn"
+    play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 6, pgn_path=whole)
+    texts = whole.read_text().split("\n\n[Event")
+    assert len(texts) == 6
+    texts = [texts[0]] + ["[Event" + text for text in texts[1:]]
+    pgn = tmp_path / "match.pgn"
+    pgn.write_text("\n\n".join(texts[:5]) + "\n\n" + texts[5][:60])
+    lines: list[str] = []
+    report = play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 8, pgn_path=pgn,
+                        progress=lines.append, resume=True)
+    assert len(lines) == 2  # pairs 3 and 4, not 1 and 2
+    assert (report.wins, report.draws, report.losses, report.penta.pairs) == (8, 0, 0, 4)
+    assert report.faults["illegal"]["illegal"] == 8
+    assert sorted(_rounds(pgn)) == list(range(1, 9))
+
+
+def test_a_finished_match_resumed_plays_nothing_and_keeps_its_verdict(tmp_path: Path) -> None:
+    pgn = tmp_path / "match.pgn"
+    sprt = Sprt(0, 10)
+    played = play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 200, sprt=sprt, pgn_path=pgn)
+    assert played.verdict == "H1"
+    # The same names, engines that cannot start: any game played would be a crash.
+    gone = [EngineSpec.parse(f"name={name} cmd={tmp_path / 'none'}") for name in ("good", "illegal")]
+    again = play_match(gone[0], gone[1], OPENINGS, MatchLimit(nodes=10), 200, sprt=sprt, pgn_path=pgn, resume=True)
+    assert again.verdict == "H1" and again.faults == played.faults  # read back, no crash among them
+    assert (again.wins, again.games, again.penta.pairs) == (played.wins, played.games, played.penta.pairs)
+    assert len(_rounds(pgn)) == played.games
+
+
+def test_a_resumed_match_refuses_games_of_another_opening_or_colour(tmp_path: Path) -> None:
+    pgn = tmp_path / "match.pgn"
+    play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 2, pgn_path=pgn)
+    with pytest.raises(ValueError, match="another opening"):
+        play_match(fake("good"), fake("illegal"), OPENINGS[1:], MatchLimit(nodes=10), 2, pgn_path=pgn, resume=True)
+    with pytest.raises(ValueError, match="pairing"):
+        play_match(fake("illegal"), fake("good"), OPENINGS, MatchLimit(nodes=10), 2, pgn_path=pgn, resume=True)
+    with pytest.raises(ValueError, match="pgn_path"):
+        play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 2, resume=True)
+
+
 @pytest.mark.skipif(STOCKFISH is None, reason="Stockfish is not installed")
 def test_games_against_stockfish() -> None:
     first = EngineSpec.parse(f"name=blitzaco {BLITZACO}")
@@ -279,6 +331,24 @@ def test_command_line_front_end(tmp_path: Path) -> None:
     assert "Score of good vs illegal: 4 - 0 - 0" in run.stdout
     assert "illegal: 0 time forfeits, 4 illegal moves, 0 crashes" in run.stdout
     assert json.loads(out.read_text())["wins"] == 4
+
+
+def test_command_line_resume_goes_on_and_needs_a_pgn(tmp_path: Path) -> None:
+    pgn = tmp_path / "match.pgn"
+    command = [sys.executable, str(HERE.parent / "scripts" / "match.py"),
+               "--engine", f"name=good cmd='{sys.executable} {HERE / 'fake_engine.py'} good'",
+               "--engine", f"name=illegal cmd='{sys.executable} {HERE / 'fake_engine.py'} illegal'",
+               "--openings", str(DATA / "openings.epd"), "--nodes", "10", "--pgn", str(pgn), "--quiet", "--resume"]
+    for games in ("2", "4", "4"):
+        run = subprocess.run([*command, "--games", games], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+    assert "Score of good vs illegal: 4 - 0 - 0" in run.stdout and sorted(_rounds(pgn)) == [1, 2, 3, 4]
+    run = subprocess.run(
+        [sys.executable, str(HERE.parent / "scripts" / "match.py"), "--engine", "name=a cmd=x", "--engine",
+         "name=b cmd=y", "--openings", str(DATA / "openings.epd"), "--nodes", "10", "--resume"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 2 and "--resume needs --pgn" in run.stderr
 
 
 def test_command_line_takes_engine_words_as_cutechess_does(tmp_path: Path) -> None:
@@ -388,9 +458,9 @@ def test_ablation_sets_fields_and_options_on_both_sides(tmp_path: Path, monkeypa
     out = tmp_path / "abl"
     assert ablation.main(["--out", str(out), "--set", "late_move_pruning=true", "--set", "eval.nn.weight=0.5",
                           "--option", "OwnBook=false", "--engine", "blitzaco --flag", "--env", "PYTHONPATH=b/site",
-                          "--sprt", "-10", "10", "late_move_pruning_improving"]) == 0
+                          "--sprt", "-10", "10", "--resume", "late_move_pruning_improving"]) == 0
     [(first, second, kwargs)] = played
-    assert kwargs["sprt"] == Sprt(-10.0, 10.0, 0.05, 0.05)
+    assert kwargs["sprt"] == Sprt(-10.0, 10.0, 0.05, 0.05) and kwargs["resume"] is True
     for spec, side, value in ((first, "with", True), (second, "without", False)):
         path = out / f"{side}_late_move_pruning_improving.toml"
         assert spec.command == ("blitzaco", "--flag")

@@ -561,6 +561,60 @@ def _adjudicate(white_pov: list[int | None], board: chess.Board, rules: Adjudica
     return None
 
 
+# --------------------------------------------------------------------- resume
+
+_FAULTS = (("crash", "crash"), ("illegal move", "illegal"), ("time forfeit", "time"))
+
+
+def _record_of(game: chess.pgn.Game, text: str) -> GameRecord:
+    """The record of a game read back from a match's PGN (its fault from its
+    Termination: the side that lost is the one at fault)."""
+    headers = game.headers
+    result, termination = headers.get("Result", "*"), headers.get("Termination", "")
+    fault = next((kind for prefix, kind in _FAULTS if termination.startswith(prefix)), None)
+    faulty = (headers["White"] if result == "0-1" else headers["Black"]) if fault else None
+    return GameRecord(int(headers["Round"]), headers["White"], headers["Black"], result, termination,
+                      int(headers.get("PlyCount", "0")), text, fault, faulty)
+
+
+def resume_pairs(path: str | Path, first: str, second: str, starts: Callable[[int], tuple[str, str]]
+                 ) -> dict[int, list[GameRecord]]:
+    """The pairs of the match of *first* against *second* that its PGN at *path*
+    already holds whole, by pair index (a pair ``i`` is rounds ``2i+1`` and
+    ``2i+2``, *first* White in the first). *starts(i)* gives the start positions
+    (FEN) of pair *i*'s two games: a game played from another opening is an error,
+    not a result. The file is rewritten without the lone game of a pair cut short
+    (a match killed between its two games' writes) and without a game cut off in
+    the middle; games of other engines are kept as they were."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    kept: list[str] = []
+    games: dict[int, dict[int, GameRecord]] = {}
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            text = str(game) + "\n\n"
+            if game.headers.get("Result", "*") == "*" or game.errors:
+                continue  # cut off while it was written
+            if {game.headers.get("White"), game.headers.get("Black")} != {first, second}:
+                kept.append(text)
+                continue
+            record = _record_of(game, text)
+            index, second_game = divmod(record.round - 1, 2)
+            if (record.white, record.black) != ((second, first) if second_game else (first, second)):
+                raise ValueError(f"{path}: round {record.round} has {record.white} White: not this match's pairing")
+            start = starts(index)[second_game]
+            if game.board().fen() != chess.Board(start, chess960=_is_960(start)).fen():
+                raise ValueError(f"{path}: round {record.round} was played from another opening")
+            games.setdefault(index, {})[second_game] = record
+    pairs = {index: [both[0], both[1]] for index, both in games.items() if len(both) == 2}
+    kept += [record.pgn for index in sorted(pairs) for record in pairs[index]]
+    temporary = path.with_name(path.name + ".resume")
+    temporary.write_text("".join(kept), encoding="utf-8")
+    temporary.replace(path)
+    return pairs
+
+
 # ---------------------------------------------------------------------- match
 
 
@@ -577,6 +631,7 @@ def play_match(
     pgn_path: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
     opening_per_game: bool = False,
+    resume: bool = False,
 ) -> MatchReport:
     """Play up to *games* games (rounded up to whole pairs) and report. Openings are
     used in order, each for one pair; the first engine has White in the first game
@@ -584,16 +639,39 @@ def play_match(
 
     With *opening_per_game* each game of a pair takes the next opening instead: a
     match of an engine against an identical deterministic copy (self-play at fixed
-    nodes) would otherwise play every game twice."""
+    nodes) would otherwise play every game twice.
+
+    With *resume* the pairs that *pgn_path* already holds whole count as played
+    (:func:`resume_pairs`) and only the others are played: a match stopped in one
+    sitting goes on in the next, its SPRT where it was."""
     if first.name == second.name:
         raise ValueError("the two engines need different names")
     pairs = (games + 1) // 2
+
+    def pair_openings(index: int) -> tuple[Opening, Opening]:
+        if opening_per_game:
+            return openings[2 * index % len(openings)], openings[(2 * index + 1) % len(openings)]
+        return openings[index % len(openings)], openings[index % len(openings)]
+
     first_limit, second_limit = first.limit or limit, second.limit or limit
     described = (
         first_limit.describe() if first_limit == second_limit
         else f"{first.name} {first_limit.describe()}, {second.name} {second_limit.describe()}"
     )
     report = MatchReport(first.name, second.name, described, sprt=sprt)
+    done: dict[int, list[GameRecord]] = {}
+    if resume:
+        if pgn_path is None:
+            raise ValueError("a match resumes from its PGN: give pgn_path")
+
+        def starts(index: int) -> tuple[str, str]:
+            one, other = pair_openings(index)
+            return one.fen, other.fen
+
+        done = resume_pairs(pgn_path, first.name, second.name, starts)
+        for index in sorted(done):
+            if index < pairs and report.verdict is None:
+                report.add_pair(done[index])
     lock = threading.Lock()
     stop = threading.Event()
     seats: list[_Seat] = []
@@ -613,11 +691,7 @@ def play_match(
         if stop.is_set():
             return
         mine, theirs = seat_pair()
-        if opening_per_game:
-            first_opening = openings[2 * index % len(openings)]
-            second_opening = openings[(2 * index + 1) % len(openings)]
-        else:
-            first_opening = second_opening = openings[index % len(openings)]
+        first_opening, second_opening = pair_openings(index)
         records = [
             play_game(mine, theirs, first_opening, limit, adjudication, 2 * index + 1),
             play_game(theirs, mine, second_opening, limit, adjudication, 2 * index + 2),
@@ -636,7 +710,9 @@ def play_match(
 
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            for future in [pool.submit(play_pair, index) for index in range(pairs)]:
+            if report.verdict is not None:
+                stop.set()
+            for future in [pool.submit(play_pair, index) for index in range(pairs) if index not in done]:
                 future.result()
     finally:
         for seat in seats:
