@@ -20,6 +20,8 @@ in blitzaco.tools.match; this is its front end.
 A long match need not fit one sitting: the same command with --resume counts the
 pairs its --pgn file already holds whole and plays only the rest (its SPRT, if
 any, where it was; the lone game of a pair cut short is dropped and played again).
+With --ray each pair is a Ray task (retried if its worker or node dies): --ray auto
+on this machine, --ray HOST:PORT on a cluster whose nodes have the engines.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true",
                         help="count the pairs the --pgn file already holds whole and play only the rest "
                              "(the same command again goes on where a stopped match ended)")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play each pair as a Ray task: 'auto' (a local Ray of --concurrency cores) or "
+                             "HOST:PORT (a cluster whose nodes have this package and the engines)")
     parser.add_argument("--json", help="write the report here as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
@@ -87,8 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         pgn_path=args.pgn,
         progress=None if args.quiet else print_progress,
         resume=args.resume,
+        ray=args.ray,
     )
     print(report.summary())
+    if args.ray:
+        print(f"game pairs played on {len(report.ray_nodes)} Ray node(s)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report.as_dict(), handle, indent=2)

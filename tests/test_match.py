@@ -14,7 +14,16 @@ import pytest
 from script_loader import load_script
 from uci_driver import DATA
 
-from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, Opening, load_openings, play_match
+from blitzaco.tools.match.runner import (
+    Adjudication,
+    EngineSpec,
+    MatchLimit,
+    Opening,
+    config_texts,
+    load_openings,
+    play_match,
+    with_config_texts,
+)
 from blitzaco.tools.match.stats import (
     Penta,
     Sprt,
@@ -307,6 +316,54 @@ def test_a_resumed_match_refuses_games_of_another_opening_or_colour(tmp_path: Pa
         play_match(fake("illegal"), fake("good"), OPENINGS, MatchLimit(nodes=10), 2, pgn_path=pgn, resume=True)
     with pytest.raises(ValueError, match="pgn_path"):
         play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 2, resume=True)
+
+
+def test_config_files_travel_as_text(tmp_path: Path) -> None:
+    """What a Ray node is sent in place of the driver's ConfigFile path."""
+    config = tmp_path / "mine.toml"
+    config.write_text("[search]\nnull_move = false\n")
+    spec = EngineSpec.parse(f"name=a cmd=x option.ConfigFile={config} option.Hash=16")
+    texts = config_texts(spec, EngineSpec.parse("name=b cmd=y"))
+    assert texts == {"a": "[search]\nnull_move = false\n"}
+    there = tmp_path / "node"
+    there.mkdir()
+    moved = with_config_texts(spec, texts, str(there))
+    assert moved.options == (("ConfigFile", str(there / "a.toml")), ("Hash", 16))
+    assert (there / "a.toml").read_text() == texts["a"]
+    assert with_config_texts(EngineSpec.parse("name=b cmd=y"), texts, str(there)).options == ()
+
+
+def test_a_match_on_a_two_node_ray_cluster(tmp_path: Path) -> None:
+    """--ray HOST:PORT: a real two-node cluster started here (one core each); each
+    pair a Ray task on engines started for it, one pair on each node."""
+    pytest.importorskip("ray")
+    from raycluster import ray_cluster
+
+    config = tmp_path / "a.toml"
+    config.write_text("[search]\nnull_move = false\n")
+    first = EngineSpec.parse(f"name=a {BLITZACO} option.ConfigFile={config}")
+    second = EngineSpec.parse(f"name=b {BLITZACO}")
+    pgn = tmp_path / "match.pgn"
+    with ray_cluster(nodes=2, cpus=1) as address:
+        report = play_match(first, second, OPENINGS, MatchLimit(nodes=200), 4, pgn_path=pgn, ray=address)
+    assert report.games == 4 and not report.faults and len(report.ray_nodes) == 2
+    assert sorted(_rounds(pgn)) == [1, 2, 3, 4]
+
+
+def test_a_resumed_sprt_match_on_a_local_ray(tmp_path: Path) -> None:
+    """--ray auto with --resume and an SPRT: the pairs already in the PGN count, the
+    rest are Ray tasks until the SPRT decides (the tasks left are cancelled)."""
+    pytest.importorskip("ray")
+    from raycluster import ray_lock
+
+    pgn = tmp_path / "match.pgn"
+    play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 4, pgn_path=pgn)
+    with ray_lock():
+        report = play_match(fake("good"), fake("illegal"), OPENINGS, MatchLimit(nodes=10), 200, concurrency=2,
+                            sprt=Sprt(0, 10), pgn_path=pgn, resume=True, ray="auto")
+    assert report.verdict == "H1" and report.games < 200 and report.ray_nodes
+    rounds = _rounds(pgn)
+    assert len(rounds) == report.games and len(set(rounds)) == len(rounds) and {1, 2, 3, 4} <= set(rounds)
 
 
 @pytest.mark.skipif(STOCKFISH is None, reason="Stockfish is not installed")

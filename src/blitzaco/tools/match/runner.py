@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,7 @@ class MatchReport:
     sprt: Sprt | None = None
     verdict: str | None = None
     seconds: float = 0.0
+    ray_nodes: set[str] = field(default_factory=set)  # the Ray nodes that played pairs, if on Ray
 
     @property
     def games(self) -> int:
@@ -348,6 +349,7 @@ class MatchReport:
             "faults": self.faults,
             "terminations": self.terminations,
             "seconds": self.seconds,
+            "ray_nodes": len(self.ray_nodes),
         }
 
 
@@ -561,6 +563,81 @@ def _adjudicate(white_pov: list[int | None], board: chess.Board, rules: Adjudica
     return None
 
 
+# ----------------------------------------------------------------- Ray pairs
+
+
+def config_texts(*specs: EngineSpec) -> dict[str, str]:
+    """The text of each engine's ConfigFile, by engine name: what travels to a Ray
+    node, which cannot read the driver's files."""
+    return {spec.name: Path(value).read_text() for spec in specs for name, value in spec.options
+            if name == "ConfigFile"}
+
+
+def with_config_texts(spec: EngineSpec, texts: dict[str, str], folder: str) -> EngineSpec:
+    """*spec* with its ConfigFile written into *folder* from *texts* (by engine name)."""
+    if spec.name not in texts:
+        return spec
+    path = Path(folder) / f"{spec.name}.toml"
+    path.write_text(texts[spec.name])
+    options = tuple((name, str(path) if name == "ConfigFile" else value) for name, value in spec.options)
+    return replace(spec, options=options)
+
+
+def _ray_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], openings: tuple[Opening, Opening],
+              limit: MatchLimit, adjudication: Adjudication, index: int) -> tuple[list[GameRecord], str]:
+    """Pair *index* as a Ray task, on engines started for it: its two records and
+    the Ray node that played it."""
+    import tempfile
+
+    import ray
+
+    with tempfile.TemporaryDirectory() as folder:
+        mine = _Seat(with_config_texts(first, texts, folder))
+        theirs = _Seat(with_config_texts(second, texts, folder))
+        try:
+            records = [play_game(mine, theirs, openings[0], limit, adjudication, 2 * index + 1),
+                       play_game(theirs, mine, openings[1], limit, adjudication, 2 * index + 2)]
+        finally:
+            mine.close()
+            theirs.close()
+    return records, ray.get_runtime_context().get_node_id()
+
+
+def _play_on_ray(address: str, workers: int, first: EngineSpec, second: EngineSpec, todo: Sequence[int],
+                 pair_openings: Callable[[int], tuple[Opening, Opening]], limit: MatchLimit,
+                 adjudication: Adjudication, finish: Callable[[list[GameRecord], str], bool]) -> None:
+    """The pairs *todo* as Ray tasks (retried when a worker or node dies), as many
+    at once as the cluster has cores, each handed to *finish* as it ends; stops
+    (cancelling the rest) when *finish* says the match is decided."""
+    from blitzaco.tools.tune.rayinit import retried_task, start_ray
+
+    ray = start_ray(address, workers)
+    try:
+        task = retried_task(ray, _ray_pair)
+        texts = config_texts(first, second)
+        window = max(workers, int(ray.cluster_resources().get("CPU", workers)))
+        queue = iter(todo)
+        pending: list[Any] = []
+
+        def submit() -> None:
+            index = next(queue, None)
+            if index is not None:
+                pending.append(task.remote(first, second, texts, pair_openings(index), limit, adjudication, index))
+
+        for _ in range(window):
+            submit()
+        while pending:
+            (ref,), _ = ray.wait(pending, num_returns=1)
+            pending.remove(ref)
+            if finish(*ray.get(ref)):
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                return
+            submit()
+    finally:
+        ray.shutdown()
+
+
 # --------------------------------------------------------------------- resume
 
 _FAULTS = (("crash", "crash"), ("illegal move", "illegal"), ("time forfeit", "time"))
@@ -632,6 +709,7 @@ def play_match(
     progress: Callable[[str], None] | None = None,
     opening_per_game: bool = False,
     resume: bool = False,
+    ray: str | None = None,
 ) -> MatchReport:
     """Play up to *games* games (rounded up to whole pairs) and report. Openings are
     used in order, each for one pair; the first engine has White in the first game
@@ -643,7 +721,12 @@ def play_match(
 
     With *resume* the pairs that *pgn_path* already holds whole count as played
     (:func:`resume_pairs`) and only the others are played: a match stopped in one
-    sitting goes on in the next, its SPRT where it was."""
+    sitting goes on in the next, its SPRT where it was.
+
+    With *ray* (``auto``: a local Ray of *concurrency* cores; HOST:PORT: a
+    cluster) each pair is a Ray task on engines started for it, retried when its
+    worker or node dies; the engines' ConfigFile options travel as text.
+    :attr:`MatchReport.ray_nodes` names the nodes that played."""
     if first.name == second.name:
         raise ValueError("the two engines need different names")
     pairs = (games + 1) // 2
@@ -687,18 +770,13 @@ def play_match(
                 seats.extend(local.seats)
         return local.seats  # type: ignore[no-any-return]
 
-    def play_pair(index: int) -> None:
-        if stop.is_set():
-            return
-        mine, theirs = seat_pair()
-        first_opening, second_opening = pair_openings(index)
-        records = [
-            play_game(mine, theirs, first_opening, limit, adjudication, 2 * index + 1),
-            play_game(theirs, mine, second_opening, limit, adjudication, 2 * index + 2),
-        ]
+    def finish(records: list[GameRecord], where: str = "") -> bool:
+        """Count and write a pair that ended; True once the match is decided."""
         with lock:
             report.add_pair(records)
             report.seconds = time.perf_counter() - started
+            if where:
+                report.ray_nodes.add(where)
             if pgn_file is not None:
                 for record in records:
                     pgn_file.write(record.pgn)
@@ -707,13 +785,26 @@ def play_match(
                 progress(report.progress())
             if report.verdict is not None:
                 stop.set()
+            return stop.is_set()
 
+    def play_pair(index: int) -> None:
+        if stop.is_set():
+            return
+        mine, theirs = seat_pair()
+        first_opening, second_opening = pair_openings(index)
+        finish([
+            play_game(mine, theirs, first_opening, limit, adjudication, 2 * index + 1),
+            play_game(theirs, mine, second_opening, limit, adjudication, 2 * index + 2),
+        ])
+
+    todo = [index for index in range(pairs) if index not in done] if report.verdict is None else []
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            if report.verdict is not None:
-                stop.set()
-            for future in [pool.submit(play_pair, index) for index in range(pairs) if index not in done]:
-                future.result()
+        if ray is not None:
+            _play_on_ray(ray, max(1, concurrency), first, second, todo, pair_openings, limit, adjudication, finish)
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+                for future in [pool.submit(play_pair, index) for index in todo]:
+                    future.result()
     finally:
         for seat in seats:
             seat.close()

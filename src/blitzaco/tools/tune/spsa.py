@@ -44,7 +44,16 @@ from pathlib import Path
 from typing import Any
 
 from blitzaco.config import Config, ConfigError, read_toml
-from blitzaco.tools.match.runner import Adjudication, EngineSpec, MatchLimit, MatchReport, Opening, play_match
+from blitzaco.tools.match.runner import (
+    Adjudication,
+    EngineSpec,
+    MatchLimit,
+    MatchReport,
+    Opening,
+    config_texts,
+    play_match,
+    with_config_texts,
+)
 from blitzaco.tools.tune.rayinit import retried_task, start_ray
 from blitzaco.tools.tune.spec import lookup
 
@@ -162,17 +171,6 @@ Play = Callable[..., MatchReport]
 _ADJUDICATION = Adjudication()
 
 
-def _with_configs(spec: EngineSpec, texts: dict[str, str], folder: str) -> EngineSpec:
-    """*spec* with its ConfigFile written into *folder* from *texts* (by engine name):
-    a node of a cluster cannot read the driver's files."""
-    if spec.name not in texts:
-        return spec
-    path = Path(folder) / f"{spec.name}.toml"
-    path.write_text(texts[spec.name])
-    options = tuple((name, str(path) if name == "ConfigFile" else value) for name, value in spec.options)
-    return dataclasses.replace(spec, options=options)
-
-
 def _play_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], opening: Opening, limit: MatchLimit,
                adjudication: Adjudication) -> tuple[int, int, int, str]:
     """One game pair from *opening* (both colours) as a Ray task: (wins, draws,
@@ -182,8 +180,8 @@ def _play_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], ope
     import ray
 
     with tempfile.TemporaryDirectory() as folder:
-        report = play_match(_with_configs(first, texts, folder), _with_configs(second, texts, folder), [opening],
-                            limit, 2, adjudication=adjudication)
+        mine, theirs = (with_config_texts(spec, texts, folder) for spec in (first, second))
+        report = play_match(mine, theirs, [opening], limit, 2, adjudication=adjudication)
     return report.wins, report.draws, report.losses, ray.get_runtime_context().get_node_id()
 
 
@@ -201,8 +199,7 @@ class RayPlay:
 
     def __call__(self, first: EngineSpec, second: EngineSpec, openings: Sequence[Opening], limit: MatchLimit,
                  games: int, *, concurrency: int = 1, adjudication: Adjudication = _ADJUDICATION) -> MatchReport:
-        texts = {spec.name: Path(value).read_text() for spec in (first, second)
-                 for name, value in spec.options if name == "ConfigFile"}
+        texts = config_texts(first, second)
         pairs = [openings[i % len(openings)] for i in range((games + 1) // 2)]
         refs = [self._remote.remote(first, second, texts, opening, limit, adjudication)  # type: ignore[call-arg]
                 for opening in pairs]
