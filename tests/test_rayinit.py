@@ -1,7 +1,8 @@
-"""The tuner's Ray tasks (blitzaco.tools.tune.rayinit): label batches and SPSA game
-pairs are made by one helper, so both are retried when a worker dies, take one core
-and spread over a cluster's nodes. A stand-in for the ray module records what each
-asks for; the real clusters are started by test_labelrun and test_spsa."""
+"""The tools' Ray tasks (blitzaco.tools.rayinit): label batches and SPSA game pairs
+(and those of game fitness and matches) are made by one helper, so all are retried
+when a worker dies, take one core and spread over a cluster's nodes. A stand-in for
+the ray module records what each asks for; the real clusters are started by
+test_labelrun, test_spsa and test_match."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from blitzaco.tools.tune import labelrun, spsa
-from blitzaco.tools.tune.rayinit import RETRIES, retried_task
+from blitzaco.tools.rayinit import RETRIES, retried_task
 
 WANTED = {"max_retries": RETRIES, "num_cpus": 1, "scheduling_strategy": "SPREAD"}
 

@@ -609,7 +609,7 @@ def _play_on_ray(address: str, workers: int, first: EngineSpec, second: EngineSp
     """The pairs *todo* as Ray tasks (retried when a worker or node dies), as many
     at once as the cluster has cores, each handed to *finish* as it ends; stops
     (cancelling the rest) when *finish* says the match is decided."""
-    from blitzaco.tools.tune.rayinit import retried_task, start_ray
+    from blitzaco.tools.rayinit import retried_task, start_ray
 
     ray = start_ray(address, workers)
     try:

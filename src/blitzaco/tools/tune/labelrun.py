@@ -55,7 +55,7 @@ from blitzaco.tools.progress import progress_bar
 from blitzaco.tools.tune import labels as labelling
 from blitzaco.tools.tune.labelfile import MAGIC, RECORD_BYTES
 from blitzaco.tools.tune.labelgame import LATEST_GENERATOR
-from blitzaco.tools.tune.rayinit import RETRIES, retried_task, start_ray
+from blitzaco.tools.rayinit import RETRIES, retried_task, start_ray
 from blitzaco.tools.tune.sources import tuning_openings
 
 __all__ = [

@@ -54,7 +54,7 @@ from blitzaco.tools.match.runner import (
     play_match,
     with_config_texts,
 )
-from blitzaco.tools.tune.rayinit import retried_task, start_ray
+from blitzaco.tools.rayinit import retried_task, start_ray
 from blitzaco.tools.tune.spec import lookup
 
 __all__ = ["SpsaParam", "SpsaSettings", "load_spsa_spec", "default_spsa_spec_path", "schedule", "run_spsa",

@@ -1,5 +1,5 @@
-"""Ray for the tuner's distributed work (label batches, SPSA game pairs): a local
-instance or a cluster, started one way for both."""
+"""Ray for the tools' distributed work (label batches, the game pairs of SPSA,
+fitness and matches): a local instance or a cluster, started one way for all."""
 
 from __future__ import annotations
 
