@@ -301,7 +301,9 @@ def test_a_finished_match_resumed_plays_nothing_and_keeps_its_verdict(tmp_path: 
     assert played.verdict == "H1"
     # The same names, engines that cannot start: any game played would be a crash.
     gone = [EngineSpec.parse(f"name={name} cmd={tmp_path / 'none'}") for name in ("good", "illegal")]
-    again = play_match(gone[0], gone[1], OPENINGS, MatchLimit(nodes=10), 200, sprt=sprt, pgn_path=pgn, resume=True)
+    # Nor is a Ray started (no cluster listens there).
+    again = play_match(gone[0], gone[1], OPENINGS, MatchLimit(nodes=10), 200, sprt=sprt, pgn_path=pgn, resume=True,
+                       ray="127.0.0.1:9")
     assert again.verdict == "H1" and again.faults == played.faults  # read back, no crash among them
     assert (again.wins, again.games, again.penta.pairs) == (played.wins, played.games, played.penta.pairs)
     assert len(_rounds(pgn)) == played.games

@@ -799,7 +799,7 @@ def play_match(
 
     todo = [index for index in range(pairs) if index not in done] if report.verdict is None else []
     try:
-        if ray is not None:
+        if ray is not None and todo:  # nothing to play: no Ray started
             _play_on_ray(ray, max(1, concurrency), first, second, todo, pair_openings, limit, adjudication, finish)
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
