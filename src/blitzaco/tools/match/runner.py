@@ -583,7 +583,7 @@ def with_config_texts(spec: EngineSpec, texts: dict[str, str], folder: str) -> E
     return replace(spec, options=options)
 
 
-def _ray_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], openings: tuple[Opening, Opening],
+def ray_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], openings: tuple[Opening, Opening],
               limit: MatchLimit, adjudication: Adjudication, index: int) -> tuple[list[GameRecord], str]:
     """Pair *index* as a Ray task, on engines started for it: its two records and
     the Ray node that played it."""
@@ -613,7 +613,7 @@ def _play_on_ray(address: str, workers: int, first: EngineSpec, second: EngineSp
 
     ray = start_ray(address, workers)
     try:
-        task = retried_task(ray, _ray_pair)
+        task = retried_task(ray, ray_pair)
         texts = config_texts(first, second)
         window = max(workers, int(ray.cluster_resources().get("CPU", workers)))
         queue = iter(todo)

@@ -52,7 +52,7 @@ from blitzaco.tools.match.runner import (
     Opening,
     config_texts,
     play_match,
-    with_config_texts,
+    ray_pair,
 )
 from blitzaco.tools.rayinit import retried_task, start_ray
 from blitzaco.tools.tune.spec import lookup
@@ -171,20 +171,6 @@ Play = Callable[..., MatchReport]
 _ADJUDICATION = Adjudication()
 
 
-def _play_pair(first: EngineSpec, second: EngineSpec, texts: dict[str, str], opening: Opening, limit: MatchLimit,
-               adjudication: Adjudication) -> tuple[int, int, int, str]:
-    """One game pair from *opening* (both colours) as a Ray task: (wins, draws,
-    losses) of *first*, and the Ray node that played it."""
-    import tempfile
-
-    import ray
-
-    with tempfile.TemporaryDirectory() as folder:
-        mine, theirs = (with_config_texts(spec, texts, folder) for spec in (first, second))
-        report = play_match(mine, theirs, [opening], limit, 2, adjudication=adjudication)
-    return report.wins, report.draws, report.losses, ray.get_runtime_context().get_node_id()
-
-
 class RayPlay:
     """A :data:`Play` whose game pairs are Ray tasks, all of an iteration's pairs at
     once (retried by Ray when a worker or node dies): on a local instance of
@@ -194,20 +180,18 @@ class RayPlay:
 
     def __init__(self, address: str, workers: int) -> None:
         self._ray = start_ray(address, workers)
-        self._remote = retried_task(self._ray, _play_pair)
+        self._remote = retried_task(self._ray, ray_pair)
         self.nodes: set[str] = set()
 
     def __call__(self, first: EngineSpec, second: EngineSpec, openings: Sequence[Opening], limit: MatchLimit,
                  games: int, *, concurrency: int = 1, adjudication: Adjudication = _ADJUDICATION) -> MatchReport:
         texts = config_texts(first, second)
         pairs = [openings[i % len(openings)] for i in range((games + 1) // 2)]
-        refs = [self._remote.remote(first, second, texts, opening, limit, adjudication)  # type: ignore[call-arg]
-                for opening in pairs]
+        refs = [self._remote.remote(first, second, texts, (opening, opening), limit, adjudication, index)
+                for index, opening in enumerate(pairs)]
         report = MatchReport(first.name, second.name, str(limit))
-        for wins, draws, losses, node in self._ray.get(refs):
-            report.wins += wins
-            report.draws += draws
-            report.losses += losses
+        for records, node in self._ray.get(refs):
+            report.add_pair(records)
             self.nodes.add(node)
         return report
 
