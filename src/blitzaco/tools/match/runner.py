@@ -630,8 +630,8 @@ def _play_on_ray(address: str, workers: int, first: EngineSpec, second: EngineSp
             (ref,), _ = ray.wait(pending, num_returns=1)
             pending.remove(ref)
             if finish(*ray.get(ref)):
-                for ref in pending:
-                    ray.cancel(ref, force=True)
+                for unfinished in pending:
+                    ray.cancel(unfinished, force=True)
                 return
             submit()
     finally:

@@ -32,8 +32,8 @@ import torch
 
 from blitzaco.config import config_from_dict, dump_toml
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, Opening, load_openings, play_match
-from blitzaco.tools.tune.positions import PositionSet, tuning_openings
 from blitzaco.tools.rayinit import retried_task
+from blitzaco.tools.tune.positions import PositionSet, tuning_openings
 from blitzaco.tools.tune.spec import GameSettings, Genome
 
 __all__ = ["PositionFitness", "GameFitness", "LINEAR_PATHS", "texel_error"]
