@@ -327,6 +327,20 @@ def test_games_fitness_on_a_local_ray_instance() -> None:
     assert fitness.workers and all(not where.endswith(f":{os.getpid()}") for where in fitness.workers)
 
 
+def test_games_fitness_ray_addresses_as_the_other_tools_read_them() -> None:
+    """``auto`` starts a local Ray instance of ``workers`` cores, as the labels'
+    and the SPSA's ``--ray auto`` do; ``none`` plays in local processes."""
+    pytest.importorskip("ray")
+    assert _small_games_fitness(ray_address="none")._ray is None
+    fitness = _small_games_fitness(ray_address="auto")
+    try:
+        assert fitness._ray.cluster_resources().get("CPU") == 2
+        scores = fitness(torch.tensor([[60.0, 90.0]]), 0)
+    finally:
+        fitness.close()
+    assert scores.shape == (1,) and fitness.games == 2
+
+
 # ------------------------------------------------------------------------- adopt
 
 

@@ -195,7 +195,9 @@ def _parser() -> argparse.ArgumentParser:
         run.add_argument("--out", required=True, help="folder for tuned.toml, log.csv, fitness.png, checkpoint")
         if name != "texel":
             run.add_argument("--resume", action="store_true", help="continue from the folder's checkpoint")
-            run.add_argument("--ray", metavar="ADDRESS", help="play the games fitness on this Ray cluster")
+            run.add_argument("--ray", metavar="ADDRESS",
+                             help="play the games fitness as Ray tasks: auto a local Ray instance, HOST:PORT a "
+                                  "cluster (every node with this package); none or left out: local processes")
         run.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "ga":
             run.add_argument("--generations", type=int, help="override the spec")

@@ -32,7 +32,7 @@ import torch
 
 from blitzaco.config import config_from_dict, dump_toml
 from blitzaco.tools.match.runner import EngineSpec, MatchLimit, Opening, load_openings, play_match
-from blitzaco.tools.rayinit import retried_task
+from blitzaco.tools.rayinit import retried_task, start_ray
 from blitzaco.tools.tune.positions import PositionSet, tuning_openings
 from blitzaco.tools.tune.spec import GameSettings, Genome
 
@@ -166,12 +166,9 @@ class GameFitness:
             load_openings(settings.openings) if settings.openings else None
         )
         self._ray: Any = None
-        if ray_address:
-            import ray
-
-            ray.init(address=ray_address, ignore_reinit_error=True, log_to_driver=False)
-            self._ray = ray
-            self._remote = retried_task(ray, _play_candidate)
+        if ray_address and ray_address != "none":
+            self._ray = start_ray(ray_address, max(1, settings.workers))
+            self._remote = retried_task(self._ray, _play_candidate)
 
     def openings(self, round: int) -> list[Opening]:
         """The openings of call number *round*: the same for every candidate of it."""
