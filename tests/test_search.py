@@ -777,14 +777,15 @@ def test_a_levels_moves_stay_within_its_node_limit_and_the_clock(level: int) -> 
     clock = Limits(wtime=200, btime=200)
     hard = time_budget(clock, chess.WHITE, engine.options.move_overhead, engine.config.time)
     assert hard is not None
-    started = time.perf_counter()
+    started = time.process_time()
     result = engine.think(board, clock)
-    elapsed_ms = (time.perf_counter() - started) * 1000
+    used_ms = (time.process_time() - started) * 1000
     assert result.move in board.legal_moves and result.nodes <= cap
-    # Generous slack for a loaded machine: the point is that the level's search is
-    # bound by the clock (level 19's 43,900 nodes take over a second), not only by
-    # its depth and node count.
-    assert elapsed_ms <= hard.hard_ms + 250, (elapsed_ms, hard)
+    # The point is that the level's search is bound by the clock (level 19's 43,900
+    # nodes take over a second of work), not only by its depth and node count. The
+    # process's CPU time measures that work: a process that waits for a core on a
+    # busy machine does not accrue it, and with the slack it stays within the limit.
+    assert used_ms <= hard.hard_ms + 250, (used_ms, hard)
 
 
 def test_the_weak_pick_spares_a_mate_in_one_and_big_blunders_from_safe_level() -> None:
